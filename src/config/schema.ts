@@ -1,0 +1,121 @@
+import { z } from "zod";
+
+/** Permission actions and categories of the tool policy. */
+export const ACTIONS = ["allow", "ask", "deny"] as const;
+export type Action = (typeof ACTIONS)[number];
+export const CATEGORIES = [
+  "read",
+  "list",
+  "edit",
+  "bash",
+  "web",
+  "mcp",
+  "delegate",
+  "ask",
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+const action = z.enum(ACTIONS);
+
+export const ToolPermissionSchema = z.strictObject({
+  read: action.optional(),
+  list: action.optional(),
+  edit: action.optional(),
+  bash: action.optional(),
+  web: action.optional(),
+  mcp: action.optional(),
+  delegate: action.optional(),
+  ask: action.optional(),
+  bash_allow: z.array(z.string()).optional(),
+});
+export type ToolPermission = z.infer<typeof ToolPermissionSchema>;
+
+export const McpServerSchema = z.strictObject({
+  name: z.string().min(1),
+  transport: z.enum(["stdio", "http"]).default("stdio"),
+  command: z.string().optional(),
+  args: z.array(z.string()).default([]),
+  cwd: z.string().nullable().default(null),
+  env: z.record(z.string(), z.string()).default({}),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  prefix: z.string().optional(),
+  timeout: z.number().positive().default(60),
+});
+export type McpServer = z.infer<typeof McpServerSchema>;
+
+const REASONING = [false, true, "off", "on", "auto", "low", "medium", "high"] as const;
+
+/** The bundled plugins loaded when the config does not name a `plugins` list. */
+export const BUNDLED_PLUGINS = [
+  "svc-core-fs",
+  "svc-core-edit",
+  "svc-core-exec",
+  "svc-core-git",
+  "svc-core-dev",
+  "svc-core-web",
+  "svc-core-mcp",
+  "svc-core-eval",
+];
+
+/**
+ * Every configuration key with its type and default. Dotted names are flat keys, exactly as
+ * SPEC.md spells them; `tool_permission.bash_allow` is folded into `tool_permission` on load.
+ */
+export const ConfigSchema = z.strictObject({
+  provider: z.string().optional(),
+  base_url: z.string().optional(),
+  model: z.string().optional(),
+  temperature: z.number().optional(),
+  max_tokens: z.number().int().min(0).default(8192),
+  reasoning: z.union(REASONING.map((v) => z.literal(v))).default("auto"),
+  show_thinking: z.boolean().default(false),
+  mode: z.enum(["plan", "build"]).optional(),
+  system_prompt: z.string().optional(),
+  project_instructions: z.string().default("AGENTS.md"),
+  plugins: z.array(z.string()).default(BUNDLED_PLUGINS),
+  "tools.allow": z.array(z.string()).default([]),
+  "tools.deny": z.array(z.string()).default([]),
+  tool_permission: ToolPermissionSchema.default({}),
+  tool_max_result_chars: z.number().int().min(0).default(100000),
+  list_dir_max_entries: z.number().int().min(0).default(200),
+  session_tool_max_chars: z.number().int().min(0).default(0),
+  tool_analysis: z.boolean().default(false),
+  noise_tools: z.array(z.string()).default(["web_fetch", "fetch_page", "fetch", "open"]),
+  tool_calling: z.boolean().default(true),
+  web_search: z.boolean().optional(),
+  query_refine: z.boolean().optional(),
+  query_refine_min_words: z.number().int().min(0).default(3),
+  query_refine_context: z.number().int().min(0).default(4),
+  stream_retries: z.number().int().min(0).default(2),
+  stream_retry_delay: z.number().min(0).default(0.5),
+  /** svc addition: seconds without any stream byte before a round is failed (0 disables). */
+  stream_idle_timeout: z.number().min(0).default(120),
+  connect_check: z.boolean().default(true),
+  compact_keep: z.number().int().min(0).default(4),
+  delegate_echo: z.boolean().default(true),
+  glyph_lines: z.boolean().default(true),
+  tool_status_visible: z.boolean().default(true),
+  show_context_size: z.boolean().default(true),
+  show_version: z.boolean().default(true),
+  clear_screen: z.boolean().default(true),
+  markdown_streaming: z.boolean().default(false),
+  "dev.test_cmd": z.string().optional(),
+  "dev.lint_cmd": z.string().optional(),
+  "dev.format_cmd": z.string().optional(),
+  "mcp.servers": z.array(McpServerSchema).default([]),
+  "mcp_server.allow_ask": z.boolean().default(true),
+});
+
+/** The merged, validated configuration with every default applied. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Keys removed from svc; they are rejected with a message, never aliased. */
+export const REMOVED_KEYS: Record<string, string> = {
+  api_key: "API keys live only in ~/.config/svc/providers.json; run /connect <provider>",
+  "plugins.enabled": "use the `plugins` list",
+  "plugins.deny": "use the `plugins` list",
+  max_context: "removed; compaction uses compact_keep",
+  "max-context": "removed; compaction uses compact_keep",
+  persona: "renamed: agent types (`--type`, types.json)",
+};

@@ -1,0 +1,80 @@
+/** Wire types of the chat-completions protocol and the provider stream events. */
+
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | {
+    role: "assistant";
+    content: string | null;
+    tool_calls?: ChatToolCall[];
+    reasoning_content?: string;
+  }
+  | { role: "tool"; tool_call_id: string; content: string; name?: string };
+
+/** A function tool as advertised to the model. */
+export interface ToolSchema {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** Token counts as the provider reports them (OpenAI field names). */
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  [key: string]: unknown;
+}
+
+/** Values of the `reasoning` config key. */
+export type Reasoning = boolean | "off" | "on" | "auto" | "low" | "medium" | "high";
+
+/**
+ * Events of one streamed chat call. A stream never throws once started: every failure is an
+ * `error` event, and every stream ends with exactly one `done` event (reason `error` after a
+ * failure, `cancelled` after an abort).
+ */
+export type StreamEvent =
+  | { type: "thinking"; content: string }
+  | { type: "token"; content: string }
+  | { type: "tool_calls"; tool_calls: ChatToolCall[] }
+  | { type: "error"; code: string; message: string }
+  | { type: "status"; message: string }
+  | { type: "done"; reason: string | null; usage?: Usage };
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  temperature?: number;
+  /** 0 or undefined omits max_tokens from the payload. */
+  max_tokens?: number;
+  reasoning?: Reasoning;
+}
+
+export interface NonStreamingResult {
+  content: string;
+  usage?: Usage;
+  /** Set when the call failed; content is then empty. */
+  error?: string;
+}
+
+/** One connection to a chat-completions backend. */
+export interface ChatClient {
+  readonly provider: string;
+  readonly baseUrl: string;
+  /** Streams one round; must not throw. */
+  chat(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent>;
+  /** Bounded auxiliary call (compaction, analysis, lead consultation); must not throw. */
+  chatNonStreaming(
+    request: ChatRequest,
+    signal?: AbortSignal,
+  ): Promise<NonStreamingResult>;
+  /** `GET {base}/v1/models`; throws an Error with a readable message on failure. */
+  listModels(signal?: AbortSignal): Promise<string[]>;
+}

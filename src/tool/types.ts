@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { Action, Category, Config, ToolPermission } from "../config/schema.ts";
+
+export type { Action, Category, ToolPermission };
+
+/** What a tool may ask of the front-end during a call. */
+export interface AskRequest {
+  question: string;
+  context?: string;
+  options?: string[];
+  target: "human" | "lead";
+}
+
+/** Everything a tool's `run` may use. Tools touch the world only through these and Deno APIs. */
+export interface ToolContext {
+  /** Absolute, canonical worktree path. */
+  worktree: string;
+  /** Aborted when the turn is cancelled; long-running tools must honour it. */
+  signal: AbortSignal;
+  config: Readonly<Config>;
+  /** Resolved session name of the calling engine. */
+  session: string;
+  /** True for run, serve, jobs, sub-agents and fleet agents. */
+  headless: boolean;
+  /** Answers an `ask` question; resolves null when there is no one to answer. */
+  ask(request: AskRequest): Promise<string | null>;
+  /** Ephemeral activity line for the front-end; never persisted. */
+  status(line: string): void;
+}
+
+/** A tool result. `ok: false` marks an error result the model should see and correct. */
+export interface ToolOutput {
+  content: string;
+  ok?: boolean;
+  /** One-line status for the front-end (for example a diff preview); not sent to the model. */
+  status?: string;
+}
+
+/** Arguments handed to a per-invocation policy resolver. */
+export type ResolverArgs = Record<string, unknown> & { _permissions: ToolPermission };
+
+/**
+ * One tool: name, category, schema and description written for the model, and `run`.
+ * Validation, normalization, permission checks and result caps happen in the registry and loop.
+ */
+export interface Tool {
+  name: string;
+  category: Category;
+  /** Written for the model; keep it short. */
+  description: string;
+  /** zod object schema of the arguments; undeclared arguments are dropped before `run`. */
+  schema: z.ZodObject;
+  /** Call-time spellings that resolve to this tool. */
+  aliases?: string[];
+  /** Extra argument aliases (alias -> canonical) beyond the global table. */
+  argAliases?: Record<string, string>;
+  /**
+   * Names of arguments that hold file paths. The engine canonicalizes them against the worktree
+   * and escalates `allow` to `ask` when one points outside it.
+   */
+  pathArgs?: string[];
+  /** Per-invocation policy resolver; returns undefined to keep the category action. */
+  resolvePolicy?(args: ResolverArgs, worktree: string): Action | undefined;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
+}
