@@ -1,0 +1,67 @@
+/** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, sleeps. */
+import { trimBaseUrl } from "./table.ts";
+
+/** Longest wait honoured from a Retry-After header, in seconds. */
+export const MAX_RETRY_AFTER = 30;
+
+/** `{base}/v1/{path}` for a base address with or without a trailing `/v1`. */
+export function endpoint(baseUrl: string, path: string): string {
+  return `${trimBaseUrl(baseUrl)}/v1/${path}`;
+}
+
+/** Request headers: JSON, the plugin or table headers, and the bearer key only when non-empty. */
+export function requestHeaders(
+  apiKey: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...extra };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}
+
+/** Seconds to wait from a Retry-After value (delta seconds or an HTTP date), capped; else null. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER);
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return null;
+  return Math.min(Math.max(0, (at - now) / 1000), MAX_RETRY_AFTER);
+}
+
+/** A one-line summary of an error body: the JSON error message when there is one, cut short. */
+export function shortBody(text: string, max = 200): string {
+  let summary = text;
+  try {
+    const json = JSON.parse(text);
+    const message = json?.error?.message ?? json?.message ?? json?.error ?? json?.detail;
+    if (typeof message === "string") summary = message;
+  } catch { /* not JSON: use the text */ }
+  summary = summary.replace(/\s+/g, " ").trim();
+  return summary.length > max ? `${summary.slice(0, max - 1)}…` : summary;
+}
+
+/** `text` with every occurrence of the API key masked, so keys never reach messages. */
+export function redact(text: string, apiKey: string): string {
+  return apiKey ? text.split(apiKey).join("***") : text;
+}
+
+/** Waits `seconds` or until `signal` aborts; resolves false when aborted. */
+export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const finish = (completed: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(completed);
+    };
+    const onAbort = () => finish(false);
+    const timer = setTimeout(() => finish(true), Math.max(0, seconds * 1000));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Human seconds for status lines: `2s`, `0.5s`. */
+export function formatSeconds(seconds: number): string {
+  return `${Number(seconds.toFixed(1))}s`;
+}

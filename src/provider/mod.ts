@@ -1,0 +1,10 @@
+/** Public face of the provider layer. */
+export type * from "./types.ts";
+export { CORE_PROVIDERS, LOCAL_PRESETS, providerTable, trimBaseUrl } from "./table.ts";
+export type { ProviderInfo } from "./table.ts";
+export { detectProvider, unfoldModelRef } from "./detect.ts";
+export type { ModelRef } from "./detect.ts";
+export { reasoningFields } from "./reasoning.ts";
+export { buildPayload } from "./payload.ts";
+export { createChatClient, STREAM_ENDED_EARLY } from "./sse_client.ts";
+export type { ChatClientOptions } from "./sse_client.ts";

@@ -1,0 +1,21 @@
+/** Builds the chat-completions request body. */
+import { reasoningFields } from "./reasoning.ts";
+import type { ChatRequest } from "./types.ts";
+
+/**
+ * The JSON body for `POST /v1/chat/completions`: temperature only when set, max_tokens omitted
+ * when 0 or unset, tools only when non-empty, plus the provider's reasoning fields.
+ */
+export function buildPayload(
+  provider: string,
+  request: ChatRequest,
+  stream: boolean,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: request.model, messages: request.messages };
+  if (typeof request.temperature === "number") body.temperature = request.temperature;
+  if (request.max_tokens) body.max_tokens = request.max_tokens;
+  if (request.tools?.length) body.tools = request.tools;
+  body.stream = stream;
+  if (stream) body.stream_options = { include_usage: true };
+  return { ...body, ...reasoningFields(provider, request.reasoning) };
+}

@@ -1,0 +1,130 @@
+/** The streaming chat-completions client: retries, HTTP errors, stalls and cancellation. */
+import { buildPayload } from "./payload.ts";
+import { endpoint, formatSeconds, redact, requestHeaders, shortBody, sleep } from "./http_util.ts";
+import { chatNonStreaming, listModels } from "./unary.ts";
+import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
+import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
+
+/** Options of createChatClient; durations are seconds. */
+export interface ChatClientOptions {
+  provider: string;
+  baseUrl: string;
+  apiKey: string;
+  /** Extra request headers (plugin or table headers; never the key). */
+  headers?: Record<string, string>;
+  /** Extra attempts for a stream that ends with no completion and no content (default 2). */
+  streamRetries?: number;
+  /** Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After. */
+  retryDelay?: number;
+  /** No stream byte for this long fails the round with code `stall` (default 120, 0 = none). */
+  idleTimeout?: number;
+  /** Wait for the response head (streaming) or whole answer (non-streaming, default 60). */
+  requestTimeout?: number;
+}
+
+/** The message every caller sees when a stream gives nothing after all attempts. */
+export const STREAM_ENDED_EARLY = "Stream ended before a completion event";
+
+/** A ChatClient for one backend connection. */
+export function createChatClient(opts: ChatClientOptions): ChatClient {
+  const base = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, "") };
+  return {
+    provider: opts.provider,
+    baseUrl: base.baseUrl,
+    chat: (request, signal) => streamChat(base, request, signal),
+    chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
+    listModels: (signal) => listModels(base, signal),
+  };
+}
+
+/** Streams one round; never throws, always ends with exactly one `done` event. */
+async function* streamChat(
+  opts: ChatClientOptions,
+  request: ChatRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
+  const attempts = 1 + Math.max(0, opts.streamRetries ?? 2);
+  const delay = opts.retryDelay ?? 0.5;
+  const idleTimeout = opts.idleTimeout ?? 120;
+  const attempt = {
+    url: endpoint(opts.baseUrl, "chat/completions"),
+    headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
+    body: JSON.stringify(buildPayload(opts.provider, request, true)),
+    idleTimeout,
+    headerTimeout: opts.requestTimeout ?? idleTimeout,
+    signal,
+  };
+  const fail = (code: string, message: string): StreamEvent[] => [
+    { type: "error", code, message: redact(message, opts.apiKey) },
+    { type: "done", reason: "error" },
+  ];
+  try {
+    for (let n = 1;; n++) {
+      const outcome: AttemptOutcome = yield* streamAttempt(attempt);
+      const last = n >= attempts;
+      switch (outcome.kind) {
+        case "complete":
+          if (outcome.toolCalls.length) yield { type: "tool_calls", tool_calls: outcome.toolCalls };
+          yield {
+            type: "done",
+            reason: outcome.finish ?? (outcome.toolCalls.length ? "tool_calls" : "stop"),
+            ...(outcome.usage ? { usage: outcome.usage } : {}),
+          };
+          return;
+        case "cancelled":
+          yield { type: "done", reason: "cancelled" };
+          return;
+        case "ended": {
+          if (outcome.sawContent) {
+            const why = outcome.detail ? ` (${outcome.detail})` : "";
+            yield* fail("stream_incomplete", `${STREAM_ENDED_EARLY}; partial output kept${why}`);
+            return;
+          }
+          if (last) return yield* fail("stream_ended", STREAM_ENDED_EARLY);
+          yield {
+            type: "status",
+            message: `stream ended early, retrying (attempt ${n + 1} of ${attempts})`,
+          };
+          if (!(await sleep(delay, signal))) break;
+          continue;
+        }
+        case "http": {
+          const message = `${opts.provider} returned HTTP ${outcome.status}: ${
+            shortBody(outcome.body)
+          }`;
+          const retryable = outcome.status === 429 || outcome.status >= 500;
+          if (!retryable || last) return yield* fail(`http_${outcome.status}`, message);
+          const wait = outcome.retryAfter ?? delay * 2 ** (n - 1);
+          const what = outcome.status === 429
+            ? "rate limited"
+            : `${opts.provider} returned HTTP ${outcome.status}`;
+          yield { type: "status", message: `${what}, retrying in ${formatSeconds(wait)}` };
+          if (!(await sleep(wait, signal))) break;
+          continue;
+        }
+        case "network":
+          return yield* fail(
+            "network",
+            `Could not reach ${opts.provider} at ${opts.baseUrl}: ${outcome.detail}`,
+          );
+        case "stall":
+          return yield* fail(
+            "stall",
+            `${opts.provider} sent nothing for ${
+              formatSeconds(outcome.seconds)
+            }; the stream was abandoned`,
+          );
+        case "provider_error":
+          return yield* fail(
+            "provider_error",
+            `${opts.provider} reported an error: ${outcome.detail}`,
+          );
+      }
+      // Only an aborted retry sleep gets here.
+      yield { type: "done", reason: "cancelled" };
+      return;
+    }
+  } catch (err) {
+    yield* fail("internal", `Streaming from ${opts.provider} failed: ${(err as Error).message}`);
+  }
+}

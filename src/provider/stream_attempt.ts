@@ -1,0 +1,107 @@
+/** One streamed chat-completions request: yields content events, returns how the stream ended. */
+import { createParser } from "eventsource-parser";
+import { ChunkAccumulator } from "./chunk_accumulator.ts";
+import { parseRetryAfter } from "./http_util.ts";
+import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
+
+/** How one attempt ended; the retry policy in sse_client.ts decides what happens next. */
+export type AttemptOutcome =
+  | { kind: "complete"; finish: string | null; usage?: Usage; toolCalls: ChatToolCall[] }
+  | { kind: "ended"; sawContent: boolean; detail?: string }
+  | { kind: "http"; status: number; retryAfter: number | null; body: string }
+  | { kind: "network"; detail: string }
+  | { kind: "stall"; sawContent: boolean; seconds: number }
+  | { kind: "provider_error"; detail: string }
+  | { kind: "cancelled" };
+
+export interface AttemptOptions {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Seconds without a byte before the attempt fails as a stall; 0 disables. */
+  idleTimeout: number;
+  /** Seconds to wait for the response head; 0 disables. */
+  headerTimeout: number;
+  signal?: AbortSignal;
+}
+
+const MAX_ERROR_BODY = 4096;
+
+/** Runs one streaming request; must not throw. */
+export async function* streamAttempt(
+  opts: AttemptOptions,
+): AsyncGenerator<StreamEvent, AttemptOutcome> {
+  const ctl = new AbortController();
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (seconds: number) => {
+    clearTimeout(timer);
+    if (seconds > 0) {
+      timer = setTimeout(() => {
+        stalled = true;
+        ctl.abort();
+      }, seconds * 1000);
+    }
+  };
+  const onAbort = () => ctl.abort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const acc = new ChunkAccumulator();
+  const complete = (): AttemptOutcome => ({
+    kind: "complete",
+    finish: acc.finish,
+    usage: acc.usage,
+    toolCalls: acc.toolCalls(),
+  });
+  const interrupted = (detail: string): AttemptOutcome => {
+    if (opts.signal?.aborted) return { kind: "cancelled" };
+    if (acc.completed) return complete();
+    if (stalled) return { kind: "stall", sawContent: acc.sawContent, seconds: opts.idleTimeout };
+    return { kind: "ended", sawContent: acc.sawContent, detail };
+  };
+  try {
+    if (opts.signal?.aborted) return { kind: "cancelled" };
+    arm(opts.headerTimeout);
+    let res: Response;
+    try {
+      res = await fetch(opts.url, {
+        method: "POST",
+        headers: opts.headers,
+        body: opts.body,
+        signal: ctl.signal,
+      });
+    } catch (err) {
+      if (opts.signal?.aborted) return { kind: "cancelled" };
+      if (stalled) return { kind: "stall", sawContent: false, seconds: opts.headerTimeout };
+      return { kind: "network", detail: (err as Error).message };
+    }
+    if (!res.ok || !res.body) {
+      const body = await res.text().catch(() => "");
+      if (opts.signal?.aborted) return { kind: "cancelled" };
+      const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+      return { kind: "http", status: res.status, retryAfter, body: body.slice(0, MAX_ERROR_BODY) };
+    }
+    const pending: StreamEvent[] = [];
+    const parser = createParser({ onEvent: (e) => pending.push(...acc.handle(e.data)) });
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      arm(opts.idleTimeout);
+      while (!acc.doneSeen && acc.errorMessage === undefined) {
+        const { value, done } = await reader.read();
+        arm(opts.idleTimeout);
+        parser.feed(done ? "\n\n" : value); // at the end, flush an event missing its blank line
+        for (const event of pending.splice(0)) yield event;
+        if (done) break;
+      }
+    } catch (err) {
+      return interrupted((err as Error).message);
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    if (acc.errorMessage !== undefined) return { kind: "provider_error", detail: acc.errorMessage };
+    return acc.completed ? complete() : { kind: "ended", sawContent: acc.sawContent };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    ctl.abort();
+  }
+}

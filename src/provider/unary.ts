@@ -1,0 +1,108 @@
+/** Bounded one-shot calls: the non-streaming chat completion and the `GET /v1/models` probe. */
+import { buildPayload } from "./payload.ts";
+import { endpoint, formatSeconds, redact, requestHeaders, shortBody } from "./http_util.ts";
+import type { ChatRequest, NonStreamingResult } from "./types.ts";
+
+interface Connection {
+  provider: string;
+  baseUrl: string;
+  apiKey: string;
+  headers?: Record<string, string>;
+  requestTimeout?: number;
+}
+
+const LIST_MODELS_TIMEOUT = 10;
+
+/** Fetches with a deadline linked to `signal`; throws a readable Error on timeout or abort. */
+async function fetchBounded(
+  url: string,
+  init: RequestInit,
+  seconds: number,
+  signal?: AbortSignal,
+): Promise<{ status: number; text: string }> {
+  const ctl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => (timedOut = true, ctl.abort()), seconds * 1000);
+  const onAbort = () => ctl.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (signal?.aborted) throw new Error("Request cancelled");
+    const res = await fetch(url, { ...init, signal: ctl.signal });
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    if (signal?.aborted) throw new Error("Request cancelled");
+    if (timedOut) throw new Error(`No answer within ${formatSeconds(seconds)}`);
+    throw new Error(`Could not connect: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A bounded non-streaming chat completion; never throws, failures set `error`. */
+export async function chatNonStreaming(
+  conn: Connection,
+  request: ChatRequest,
+  signal?: AbortSignal,
+): Promise<NonStreamingResult> {
+  const where = `${conn.provider} at ${conn.baseUrl}`;
+  try {
+    const { status, text } = await fetchBounded(
+      endpoint(conn.baseUrl, "chat/completions"),
+      {
+        method: "POST",
+        headers: requestHeaders(conn.apiKey, conn.headers),
+        body: JSON.stringify(buildPayload(conn.provider, request, false)),
+      },
+      conn.requestTimeout ?? 60,
+      signal,
+    );
+    if (status < 200 || status >= 300) {
+      return fail(`${conn.provider} returned HTTP ${status}: ${shortBody(text)}`);
+    }
+    const json = JSON.parse(text);
+    if (json?.error) return fail(`${conn.provider} reported an error: ${shortBody(text)}`);
+    const message = json?.choices?.[0]?.message;
+    if (!message) return fail(`${conn.provider} answered without a message`);
+    const content = typeof message.content === "string" ? message.content : "";
+    return json.usage ? { content, usage: json.usage } : { content };
+  } catch (err) {
+    return fail(`Chat request to ${where} failed: ${(err as Error).message}`);
+  }
+
+  function fail(error: string): NonStreamingResult {
+    return { content: "", error: redact(error, conn.apiKey) };
+  }
+}
+
+/** Model ids from `GET {base}/v1/models`; throws an Error with a readable message on failure. */
+export async function listModels(conn: Connection, signal?: AbortSignal): Promise<string[]> {
+  const url = endpoint(conn.baseUrl, "models");
+  const what = `Listing models of ${conn.provider} at ${conn.baseUrl} failed`;
+  let result: { status: number; text: string };
+  try {
+    result = await fetchBounded(
+      url,
+      {
+        headers: requestHeaders(conn.apiKey, conn.headers),
+      },
+      LIST_MODELS_TIMEOUT,
+      signal,
+    );
+  } catch (err) {
+    throw new Error(redact(`${what}: ${(err as Error).message}`, conn.apiKey));
+  }
+  if (result.status < 200 || result.status >= 300) {
+    throw new Error(
+      redact(`${what}: HTTP ${result.status}: ${shortBody(result.text)}`, conn.apiKey),
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(result.text)?.data;
+  } catch {
+    throw new Error(`${what}: the answer is not JSON`);
+  }
+  if (!Array.isArray(data)) throw new Error(`${what}: the answer has no data list`);
+  return data.map((m) => m?.id).filter((id): id is string => typeof id === "string");
+}
