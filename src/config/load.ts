@@ -1,0 +1,113 @@
+import { join } from "node:path";
+import { type Config, ConfigSchema, REMOVED_KEYS } from "./schema.ts";
+import { globalConfigDir, localDir } from "../util/dirs.ts";
+
+/** A configuration file that cannot be used; the message names the file and the key. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Paths of the two configuration files of a worktree. */
+export function configPaths(worktree: string): { global: string; local: string } {
+  return {
+    global: join(globalConfigDir(), "config.json"),
+    local: join(localDir(worktree), "config.json"),
+  };
+}
+
+/** Objects whose members may also be written nested (`{"tools": {"allow": []}}`). */
+const NESTED_PREFIXES = ["tools", "dev", "mcp", "mcp_server"];
+
+/**
+ * Reads one config file as raw key/values: missing is `{}`; invalid JSON, removed keys and
+ * values that fail the schema throw a ConfigError naming the file. The file is never rewritten.
+ */
+export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return {};
+    throw new ConfigError(`Cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  if (!text.trim()) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new ConfigError(`Config file ${path} must hold a JSON object`);
+  }
+  const flat = flattenConfig(raw as Record<string, unknown>);
+  for (const key of Object.keys(flat)) {
+    if (key in REMOVED_KEYS) {
+      throw new ConfigError(
+        `Config key "${key}" in ${path} was removed: ${REMOVED_KEYS[key]}; delete the key`,
+      );
+    }
+  }
+  const checked = ConfigSchema.safeParse(flat);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue.path.length ? `"${issue.path.join(".")}"` : "config";
+    const keys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
+    throw new ConfigError(`Invalid config in ${path}: ${where}: ${issue.message}${keys}`);
+  }
+  return flat;
+}
+
+/** Folds nested spellings into the flat dotted keys of the schema. */
+export function flattenConfig(raw: Record<string, unknown>): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (
+      NESTED_PREFIXES.includes(key) && value && typeof value === "object" && !Array.isArray(value)
+    ) {
+      for (const [sub, subValue] of Object.entries(value)) flat[`${key}.${sub}`] = subValue;
+    } else if (key === "tool_permission.bash_allow") {
+      const perms = (flat.tool_permission ?? {}) as Record<string, unknown>;
+      flat.tool_permission = { ...perms, bash_allow: value };
+    } else if (key === "tool_permission" && value && typeof value === "object") {
+      flat.tool_permission = { ...(flat.tool_permission as object ?? {}), ...value };
+    } else {
+      flat[key] = value;
+    }
+  }
+  return flat;
+}
+
+/** Merges raw layers, later winning; `tool_permission` merges per category. */
+export function mergeLayers(...layers: Record<string, unknown>[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (key === "tool_permission") {
+        merged[key] = { ...(merged[key] as object ?? {}), ...(value as object) };
+      } else {
+        merged[key] = value;
+      }
+    }
+  }
+  return merged;
+}
+
+/** Loads global then local config (local wins) and applies every default. */
+export async function loadConfig(
+  worktree: string,
+  overrides: Record<string, unknown> = {},
+): Promise<Config> {
+  const paths = configPaths(worktree);
+  const [global, local] = await Promise.all([
+    readConfigFile(paths.global),
+    readConfigFile(paths.local),
+  ]);
+  const merged = mergeLayers(global, local, flattenConfig(overrides));
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid config: "${issue.path.join(".")}": ${issue.message}`);
+  }
+  return parsed.data;
+}

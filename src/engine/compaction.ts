@@ -1,0 +1,64 @@
+import type { ChatClient } from "../provider/types.ts";
+import type { Session } from "../session/session.ts";
+
+export type CompactionResult =
+  | { ok: true; summarized: number; kept: number }
+  | { ok: false; message: string };
+
+/**
+ * Compacts the context sent to the provider: messages before a boundary are summarized into a
+ * record carrying `compact_from`; the last `keep` messages stay verbatim (the boundary moves back
+ * to a user message so a tool exchange is never split). The file keeps the full history.
+ */
+export async function compactSession(
+  session: Session,
+  client: ChatClient,
+  model: string,
+  keep: number,
+  signal?: AbortSignal,
+): Promise<CompactionResult> {
+  const log = session.data.messages;
+  let start = 0;
+  let previous = "";
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (log[i].compact_from !== undefined) {
+      start = log[i].compact_from!;
+      previous = log[i].content ?? "";
+      break;
+    }
+  }
+  let boundary = log.length - keep;
+  while (boundary > start && log[boundary]?.role !== "user") boundary--;
+  const slice = log.slice(start, boundary).filter((m) =>
+    m.compact_from === undefined && m.role !== "command"
+  );
+  if (boundary <= start || slice.length === 0) {
+    return { ok: false, message: "Nothing to compact yet" };
+  }
+  const transcript = slice.map((m) =>
+    `${m.role}${m.name ? ` (${m.name})` : ""}: ${(m.content ?? "").slice(0, 4000)}`
+  ).join("\n");
+  const reply = await client.chatNonStreaming({
+    model,
+    max_tokens: 1500,
+    messages: [
+      {
+        role: "system",
+        content:
+          "Summarize this conversation so an assistant can continue it: goals, decisions, facts found, files touched, open questions. Be dense.",
+      },
+      {
+        role: "user",
+        content: `${previous ? `Earlier summary:\n${previous}\n\n` : ""}${transcript}`,
+      },
+    ],
+  }, signal);
+  if (reply.error) return { ok: false, message: `Compaction failed: ${reply.error}` };
+  await session.appendMessage({
+    role: "system",
+    content: reply.content.trim(),
+    timestamp: new Date().toISOString(),
+    compact_from: boundary,
+  });
+  return { ok: true, summarized: slice.length, kept: log.length - 1 - boundary };
+}

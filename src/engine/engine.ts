@@ -1,0 +1,217 @@
+import type { ChatMessage, ChatToolCall, Usage } from "../provider/types.ts";
+import type { Session } from "../session/session.ts";
+import type { AskRequest, Tool } from "../tool/types.ts";
+import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
+import type { EngineDeps } from "./context_types.ts";
+import { isOffered } from "../policy/evaluate.ts";
+import { buildContext } from "./context.ts";
+import { composeSystemMessages } from "./system_prompt.ts";
+import { addUsage, streamRound } from "./round.ts";
+import { executeToolCall } from "./tool_call.ts";
+import { askLead } from "./ask.ts";
+import { webSearchBlock } from "./web_inject.ts";
+
+/** A turn that keeps calling tools stops after this many rounds. */
+export const MAX_ROUNDS = 64;
+
+export interface TurnOptions {
+  session: Session;
+  signal?: AbortSignal;
+  onEvent?: (event: EngineEvent) => void;
+}
+
+/** The agent loop: one engine, driven by every front-end. Touches no terminal or socket. */
+export class Engine {
+  constructor(readonly deps: EngineDeps) {}
+
+  /** Tools advertised to the model: policy-filtered, canonical names only. */
+  offeredTools(): Tool[] {
+    const { config } = this.deps;
+    if (!config.tool_calling) return [];
+    return this.deps.registry.list().filter((tool) =>
+      isOffered({
+        tool: tool.name,
+        category: tool.category,
+        permissions: config.tool_permission,
+        toolsAllow: config["tools.allow"],
+        toolsDeny: config["tools.deny"],
+        mode: this.deps.mode ?? config.mode,
+      })
+    );
+  }
+
+  /** Runs one turn to completion; the result is also reflected in the session log. */
+  async runTurn(prompt: string, options: TurnOptions): Promise<TurnResult> {
+    const { deps } = this;
+    const { config } = deps;
+    const { session } = options;
+    const signal = options.signal ?? new AbortController().signal;
+    const emit = options.onEvent ?? (() => {});
+    const started = performance.now();
+    const errors: TurnError[] = [];
+    const records: ToolCallRecord[] = [];
+    let usage: Usage | null = null;
+    let content = "";
+    let thinking = "";
+    let status: TurnStatus | null = null;
+
+    const fail = async (error: TurnError) => {
+      errors.push(error);
+      await session.appendError(error);
+    };
+
+    await session.appendMessage({
+      role: "user",
+      content: prompt,
+      timestamp: new Date().toISOString(),
+    });
+    emit({ type: "session", name: session.name });
+    if (config.web_search && !signal.aborted) {
+      const block = await webSearchBlock(prompt, deps, session, signal);
+      if (block) {
+        await session.appendMessage({
+          role: "system",
+          content: block,
+          timestamp: new Date().toISOString(),
+        });
+      }
+    }
+
+    const system = await composeSystemMessages(config, deps.worktree, {
+      typePrompt: deps.typePrompt,
+      mode: deps.mode,
+    });
+    const tools = this.offeredTools();
+    const available = tools.map((t) => t.name);
+    const schemas = tools.map((t) => deps.registry.schemaOf(t));
+    const ask = (request: AskRequest) => this.#ask(request, signal);
+
+    for (let round = 1; status === null; round++) {
+      if (round > MAX_ROUNDS) {
+        await fail({
+          code: "round_limit",
+          message: `Stopped after ${MAX_ROUNDS} rounds of tool calls`,
+        });
+        status = "error";
+        break;
+      }
+      const roundStart = performance.now();
+      const messages: ChatMessage[] = buildContext(system, session.data.messages, session.live);
+      const outcome = await streamRound(
+        deps.client,
+        {
+          model: deps.model,
+          messages,
+          tools: schemas.length ? schemas : undefined,
+          temperature: config.temperature,
+          max_tokens: config.max_tokens,
+          reasoning: config.reasoning,
+        },
+        signal,
+        emit,
+      );
+      usage = addUsage(usage, outcome.usage);
+      thinking += outcome.thinking;
+      const calls = outcome.completed || outcome.finishReason === "tool_calls"
+        ? outcome.toolCalls
+        : completeCallsOnly(outcome.toolCalls);
+      if (outcome.content || calls.length || outcome.thinking) {
+        await session.appendMessage({
+          role: "assistant",
+          content: outcome.content,
+          timestamp: new Date().toISOString(),
+          model: deps.model,
+          provider: deps.provider,
+          duration: Math.round(performance.now() - roundStart) / 1000,
+          thinking: outcome.thinking,
+          reasoning: config.reasoning,
+          ...(calls.length ? { tool_calls: calls } : {}),
+          ...(outcome.usage ? { usage: outcome.usage } : {}),
+          finish_reason: outcome.finishReason,
+          ...(outcome.completed ? {} : { partial: true }),
+        });
+      }
+      if (outcome.content) content = content ? `${content}\n\n${outcome.content}` : outcome.content;
+
+      if (signal.aborted) {
+        status = "cancelled";
+        break;
+      }
+      if (outcome.error && calls.length > 0) {
+        // Tool calls that arrived before the stream broke still run; the loop continues.
+        await fail(outcome.error);
+      } else if (outcome.error) {
+        await fail(outcome.error);
+        if (records.length > 0) {
+          emit({
+            type: "warning",
+            message: "Tool results are saved in the session; send a follow-up to retry",
+          });
+        }
+        status = "error";
+        break;
+      }
+      if (calls.length === 0) {
+        if (outcome.finishReason === "length") {
+          const message = config.max_tokens > 0
+            ? `Answer cut off at the configured max_tokens cap (${config.max_tokens}); raise max_tokens, or set it to 0 to use the provider default`
+            : "Answer cut off by the provider's default output limit (max_tokens is 0, so none was sent); set max_tokens to allow a longer answer";
+          emit({ type: "warning", message });
+          await fail({ code: "max_tokens", message, at: new Date().toISOString() });
+          status = "truncated";
+        } else {
+          status = outcome.content.trim() ? "ok" : "empty";
+        }
+        break;
+      }
+      for (const call of calls) {
+        const { record } = await executeToolCall(call, {
+          deps,
+          session,
+          signal,
+          emit,
+          available,
+          ask,
+        });
+        records.push(record);
+      }
+      if (signal.aborted) status = "cancelled";
+    }
+
+    const result: TurnResult = {
+      content,
+      thinking,
+      tool_calls: records,
+      errors,
+      duration: Math.round(performance.now() - started) / 1000,
+      usage,
+      model: deps.model,
+      provider: deps.provider,
+      session: session.name,
+      status: status ?? "error",
+    };
+    emit({ type: "done", result });
+    return result;
+  }
+
+  /** The `ask` channel: lead for sub-agents (falls back to human), human, or no one. */
+  async #ask(request: AskRequest, signal: AbortSignal): Promise<string | null> {
+    if (request.target === "lead" && this.deps.lead) {
+      const answer = await askLead(this.deps.lead, request, signal);
+      if (answer !== null) return answer;
+    }
+    return this.deps.askHuman ? await this.deps.askHuman(request, signal) : null;
+  }
+}
+
+/** Drops tool calls whose argument JSON was cut off mid-stream. */
+function completeCallsOnly(calls: ChatToolCall[]): ChatToolCall[] {
+  return calls.filter((call) => {
+    try {
+      JSON.parse(call.function.arguments || "{}");
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

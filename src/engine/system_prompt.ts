@@ -1,0 +1,54 @@
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
+
+/** Project instructions are capped at this many characters. */
+export const PROJECT_INSTRUCTIONS_MAX = 20000;
+
+const DEFAULT_PROMPT =
+  "You are svc, a careful software agent working in the directory {worktree}. Use the tools to " +
+  "inspect and change files and run commands; do not guess file contents. Paths are relative to " +
+  "that directory. When a tool result is an error, correct the call. Answer concisely.";
+
+const PLAN_MODE =
+  "You are in plan mode: you may read, list and search, but editing files and running commands " +
+  "are disabled. Investigate, then answer with a concrete plan.";
+
+/** Reads the project instructions file, capped; null when disabled or absent. */
+export async function readProjectInstructions(
+  worktree: string,
+  fileName: string,
+): Promise<string | null> {
+  if (!fileName) return null;
+  try {
+    const text = await Deno.readTextFile(join(worktree, fileName));
+    if (text.length <= PROJECT_INSTRUCTIONS_MAX) return text;
+    return `${
+      text.slice(0, PROJECT_INSTRUCTIONS_MAX)
+    }\n[... ${fileName} truncated at ${PROJECT_INSTRUCTIONS_MAX} characters]`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The leading system messages: project instructions first (when the file exists), then the
+ * system prompt (configured or default) with the mode instruction.
+ */
+export async function composeSystemMessages(
+  config: Config,
+  worktree: string,
+  extra: { typePrompt?: string; mode?: "plan" | "build" } = {},
+): Promise<string[]> {
+  const messages: string[] = [];
+  const instructions = await readProjectInstructions(worktree, config.project_instructions);
+  if (instructions !== null) {
+    messages.push(`Project instructions (${config.project_instructions}):\n\n${instructions}`);
+  }
+  const parts = [
+    extra.typePrompt ?? config.system_prompt ?? DEFAULT_PROMPT.replace("{worktree}", worktree),
+  ];
+  if (extra.typePrompt && config.system_prompt) parts.push(config.system_prompt);
+  if ((extra.mode ?? config.mode) === "plan") parts.push(PLAN_MODE);
+  messages.push(parts.join("\n\n"));
+  return messages;
+}

@@ -1,0 +1,64 @@
+import type { Action, Category, ToolPermission } from "../config/schema.ts";
+
+/** Category actions when the config names none. SPEC fixes bash, mcp, delegate and ask. */
+export const DEFAULT_ACTIONS: Readonly<Record<Category, Action>> = {
+  read: "allow",
+  list: "allow",
+  edit: "ask",
+  bash: "ask",
+  web: "ask",
+  mcp: "ask",
+  delegate: "allow",
+  ask: "allow",
+};
+
+/** Everything the policy needs to judge one tool call; no I/O happens in here. */
+export interface PolicyInput {
+  tool: string;
+  category: Category;
+  permissions: ToolPermission;
+  toolsAllow: readonly string[];
+  toolsDeny: readonly string[];
+  mode?: "plan" | "build";
+  /** A path argument resolves outside the worktree (after symlinks). */
+  outsideWorktree?: boolean;
+  /** The tool's own per-invocation resolver verdict, if it gave one. */
+  resolved?: Action;
+}
+
+export interface Decision {
+  action: Action;
+  reason: string;
+}
+
+const SEVERITY: Record<Action, number> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * Decides allow, ask or deny. Name lists come first, then plan mode, then the category action;
+ * a resolver can only tighten it, and a path outside the worktree escalates allow to ask.
+ */
+export function decide(input: PolicyInput): Decision {
+  const { tool, category } = input;
+  if (input.toolsDeny.includes(tool)) return { action: "deny", reason: "listed in tools.deny" };
+  if (input.toolsAllow.length > 0 && !input.toolsAllow.includes(tool)) {
+    return { action: "deny", reason: "not listed in tools.allow" };
+  }
+  if (input.mode === "plan" && (category === "edit" || category === "bash")) {
+    return { action: "deny", reason: `plan mode denies the ${category} category` };
+  }
+  let action = input.permissions[category] ?? DEFAULT_ACTIONS[category];
+  let reason = `${category} category is ${action}`;
+  if (input.resolved && SEVERITY[input.resolved] > SEVERITY[action]) {
+    action = input.resolved;
+    reason = `${tool} policy requires ${action}`;
+  }
+  if (input.outsideWorktree && action === "allow") {
+    return { action: "ask", reason: "path is outside the worktree" };
+  }
+  return { action, reason };
+}
+
+/** Whether a tool is advertised to the model at all: denied tools are removed from the schema. */
+export function isOffered(input: Omit<PolicyInput, "outsideWorktree" | "resolved">): boolean {
+  return decide(input).action !== "deny";
+}

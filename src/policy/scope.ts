@@ -1,0 +1,25 @@
+import { canonicalPath, isInside } from "../util/paths.ts";
+
+const GLOB_CHARS = /[*?[{]/;
+
+/**
+ * Whether any path argument lands outside the worktree once `..`, symlinks (including dangling
+ * ones) and absolute paths are resolved. Glob patterns are judged by their literal leading
+ * directory. Unparseable paths (NUL bytes) count as outside.
+ */
+export function pointsOutside(worktree: string, values: unknown[]): boolean {
+  for (const value of values) {
+    if (typeof value !== "string" || value === "") continue;
+    let literal = value;
+    const glob = value.search(GLOB_CHARS);
+    if (glob >= 0) literal = value.slice(0, glob).replace(/[^/\\]*$/, "") || ".";
+    if (literal.startsWith("~")) return true;
+    try {
+      if (!isInside(worktree, canonicalPath(worktree, literal))) return true;
+    } catch {
+      return true;
+    }
+    if (glob >= 0 && /(^|[/\\])\.\.([/\\]|$)/.test(value.slice(glob))) return true;
+  }
+  return false;
+}

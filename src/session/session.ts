@@ -1,0 +1,194 @@
+import { join } from "node:path";
+import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
+import type { TurnError } from "../engine/events.ts";
+import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
+
+/** A session file that cannot be parsed; it is reported and never overwritten. */
+export class SessionError extends Error {
+  override name = "SessionError";
+}
+
+/**
+ * One append-only session log. Every append rewrites the file crash-safely (temp file, fsync,
+ * rename) from cached per-record JSON, so the cost is one write of the file, not a re-encode.
+ * Appends from other processes are merged: the file is reloaded when its inode changed.
+ */
+export class Session {
+  #data: SessionData;
+  #json = { messages: [] as string[], errors: [] as string[], permissions: [] as string[] };
+  #ino: number | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Full tool results of this process, by call id, where the stored copy was shaped. */
+  readonly live = new Map<string, string>();
+
+  constructor(readonly dir: string, data: SessionData) {
+    this.#data = data;
+    this.#cache();
+  }
+
+  get name(): string {
+    return this.#data.name;
+  }
+
+  get path(): string {
+    return join(this.dir, `${this.#data.name}.json`);
+  }
+
+  /** The in-memory document; treat as read-only. */
+  get data(): Readonly<SessionData> {
+    return this.#data;
+  }
+
+  /** Loads a session file, throwing SessionError when it does not parse. */
+  static async load(dir: string, name: string): Promise<Session> {
+    const session = new Session(dir, await readSessionFile(join(dir, `${name}.json`)));
+    session.#ino = (await Deno.stat(session.path)).ino;
+    return session;
+  }
+
+  /**
+   * Appends a message. `liveContent` is what the provider should keep seeing when the stored
+   * content of a tool message was shaped (noise_tools, session_tool_max_chars).
+   */
+  appendMessage(message: SessionMessage, liveContent?: string): Promise<void> {
+    if (liveContent !== undefined && message.tool_call_id && liveContent !== message.content) {
+      this.live.set(message.tool_call_id, liveContent);
+    }
+    return this.#commit(() => {
+      this.#data.messages.push(message);
+      this.#json.messages.push(JSON.stringify(message));
+    });
+  }
+
+  appendError(error: TurnError): Promise<void> {
+    return this.#commit(() => {
+      this.#data.errors.push(error);
+      this.#json.errors.push(JSON.stringify(error));
+    });
+  }
+
+  appendPermission(record: PermissionRecord): Promise<void> {
+    return this.#commit(() => {
+      this.#data.permissions.push(record);
+      this.#json.permissions.push(JSON.stringify(record));
+    });
+  }
+
+  addSubSession(name: string): Promise<void> {
+    return this.#commit(() => {
+      this.#data.sub_sessions = [...(this.#data.sub_sessions ?? []), name];
+    });
+  }
+
+  /** Renames the session file (first-message naming); a taken name gets `_2`, `_3`, ... */
+  rename(name: string): Promise<void> {
+    return this.#serial(() =>
+      withFileLock(join(this.dir, ".sessions"), async () => {
+        let candidate = name;
+        for (let n = 2; await exists(join(this.dir, `${candidate}.json`)); n++) {
+          candidate = `${name}_${n}`;
+        }
+        const old = this.path;
+        this.#data.name = candidate;
+        if (await exists(old)) await Deno.rename(old, this.path);
+        else await this.#write();
+      })
+    );
+  }
+
+  /** Writes the current state even if nothing changed (creates the file). */
+  save(): Promise<void> {
+    return this.#commit(() => {});
+  }
+
+  #commit(mutate: () => void): Promise<void> {
+    return this.#serial(() =>
+      withFileLock(join(this.dir, ".sessions"), async () => {
+        await this.#reloadIfChanged();
+        mutate();
+        this.#data.updated_at = new Date().toISOString();
+        await this.#write();
+      })
+    );
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #reloadIfChanged(): Promise<void> {
+    if (this.#ino === null) return;
+    let ino: number | null;
+    try {
+      ino = (await Deno.stat(this.path)).ino;
+    } catch {
+      return;
+    }
+    if (ino === this.#ino) return;
+    this.#data = await readSessionFile(this.path);
+    this.#cache();
+  }
+
+  async #write(): Promise<void> {
+    await Deno.mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(this.path, this.#serialize());
+    this.#ino = (await Deno.stat(this.path)).ino;
+  }
+
+  #cache(): void {
+    this.#json = {
+      messages: this.#data.messages.map((m) => JSON.stringify(m)),
+      errors: this.#data.errors.map((e) => JSON.stringify(e)),
+      permissions: this.#data.permissions.map((p) => JSON.stringify(p)),
+    };
+  }
+
+  #serialize(): string {
+    const { messages, errors, permissions, ...head } = this.#data;
+    void messages, errors, permissions;
+    const headJson = JSON.stringify(head).slice(0, -1);
+    const list = (items: string[]) => items.length ? `[\n${items.join(",\n")}\n]` : "[]";
+    return `${headJson},"messages":${list(this.#json.messages)},"errors":${
+      list(this.#json.errors)
+    },"permissions":${list(this.#json.permissions)}}\n`;
+  }
+}
+
+/** Reads and checks a session document. */
+export async function readSessionFile(path: string): Promise<SessionData> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new SessionError(`No session file at ${path}`);
+    throw new SessionError(`Cannot read session file ${path}: ${(err as Error).message}`);
+  }
+  let data: SessionData;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new SessionError(
+      `Session file ${path} is not valid JSON (${(err as Error).message}); it was left untouched`,
+    );
+  }
+  if (
+    !data || typeof data !== "object" || typeof data.name !== "string" ||
+    !Array.isArray(data.messages)
+  ) {
+    throw new SessionError(`Session file ${path} is not a session document; it was left untouched`);
+  }
+  data.errors = Array.isArray(data.errors) ? data.errors : [];
+  data.permissions = Array.isArray(data.permissions) ? data.permissions : [];
+  return data;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,66 @@
+import { join } from "node:path";
+import { localDir } from "../util/dirs.ts";
+import { readSessionFile, Session } from "./session.ts";
+import type { SessionData } from "./types.ts";
+
+/** The sessions of one worktree: `.svc/sessions/<name>.json`. */
+export class SessionStore {
+  readonly dir: string;
+
+  constructor(worktree: string) {
+    this.dir = join(localDir(worktree), "sessions");
+  }
+
+  /** Saved session names, sorted. */
+  async list(): Promise<string[]> {
+    const names: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(this.dir)) {
+        if (entry.isFile && entry.name.endsWith(".json") && !entry.name.startsWith(".")) {
+          names.push(entry.name.slice(0, -5));
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    return names.sort();
+  }
+
+  async exists(name: string): Promise<boolean> {
+    try {
+      return (await Deno.stat(join(this.dir, `${name}.json`))).isFile;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Opens a saved session, or starts a new one that is written on its first append. */
+  async openOrCreate(name: string, extra: { parent_id?: string } = {}): Promise<Session> {
+    if (await this.exists(name)) return await Session.load(this.dir, name);
+    return this.create(name, extra);
+  }
+
+  /** A new, not yet written session. */
+  create(name: string, extra: { parent_id?: string } = {}): Session {
+    const now = new Date().toISOString();
+    const data: SessionData = {
+      name,
+      created_at: now,
+      updated_at: now,
+      ...(extra.parent_id ? { parent_id: extra.parent_id } : {}),
+      messages: [],
+      errors: [],
+      permissions: [],
+    };
+    return new Session(this.dir, data);
+  }
+
+  /** The raw stored document (read-only access for MCP resources and previews). */
+  read(name: string): Promise<SessionData> {
+    return readSessionFile(join(this.dir, `${name}.json`));
+  }
+
+  async delete(name: string): Promise<void> {
+    await Deno.remove(join(this.dir, `${name}.json`));
+  }
+}

@@ -1,0 +1,55 @@
+import type { ChatToolCall, Usage } from "../provider/types.ts";
+import type { TurnError } from "../engine/events.ts";
+
+export type Role = "user" | "assistant" | "command" | "system" | "tool";
+
+/** One stored message. `command` messages are never sent to the provider. */
+export interface SessionMessage {
+  role: Role;
+  content: string | null;
+  timestamp: string;
+  /** assistant: who answered and how. */
+  model?: string;
+  provider?: string;
+  duration?: number;
+  thinking?: string;
+  reasoning?: string | boolean;
+  tool_calls?: ChatToolCall[];
+  usage?: Usage;
+  finish_reason?: string | null;
+  /** assistant: the round ended early (cancel or stream failure); content is what arrived. */
+  partial?: boolean;
+  /** tool: which call this answers. */
+  tool_call_id?: string;
+  name?: string;
+  ok?: boolean;
+  analysis?: string;
+  /** system: a compaction summary; messages before this index are summarized. */
+  compact_from?: number;
+}
+
+/** One audit entry of the `permissions` array: every tool call lands here. */
+export interface PermissionRecord {
+  at: string;
+  call_id: string;
+  tool: string;
+  category: string;
+  /** What the policy decided. */
+  action: "allow" | "ask" | "deny";
+  /** What happened: allowed, approved, denied, rejected (by a person) or cancelled. */
+  outcome: "allowed" | "approved" | "denied" | "rejected" | "cancelled";
+  by: "policy" | "user" | "flag" | "headless" | "client";
+  reason: string;
+}
+
+/** The session document as stored in `.svc/sessions/<name>.json`. */
+export interface SessionData {
+  name: string;
+  created_at: string;
+  updated_at: string;
+  parent_id?: string;
+  messages: SessionMessage[];
+  errors: TurnError[];
+  permissions: PermissionRecord[];
+  sub_sessions?: string[];
+}
