@@ -1,0 +1,148 @@
+/** Resolving a connection from config, and the headless model approval gate. */
+import type { Config } from "../config/schema.ts";
+import type { ProviderDef } from "../plugin/api.ts";
+import { detectProvider, unfoldModelRef } from "./detect.ts";
+import { isApproved, type ModelsOptions, recordApproval } from "./models_file.ts";
+import { loadProviders, type RegistryOptions } from "./registry_file.ts";
+import { providerTable, trimBaseUrl } from "./table.ts";
+
+/** Everything a ChatClient needs, plus warnings for the user. */
+export interface Connection {
+  provider: string;
+  baseUrl: string;
+  model: string;
+  /** "" when no key is stored. */
+  apiKey: string;
+  /** Table or plugin headers for this provider (never the key). */
+  headers?: Record<string, string>;
+  warnings: string[];
+}
+
+const NO_BACKEND = "No model backend is configured: pass --base-url (or --provider) to svc run, " +
+  "or set base_url or provider in .svc/config.json";
+
+/**
+ * Resolves provider, base address, model and key from the config keys provider, base_url and
+ * model, providers.json and the provider table. Throws an Error saying what to set when no base
+ * address or model can be found.
+ */
+export async function resolveConnection(
+  config: Pick<Config, "provider" | "base_url" | "model">,
+  pluginProviders: readonly ProviderDef[] = [],
+  options: RegistryOptions = {},
+): Promise<Connection> {
+  const table = providerTable(pluginProviders);
+  const registry = await loadProviders(options);
+  const warnings = registry.warning ? [registry.warning] : [];
+  const stored = (name?: string) => (name ? registry.entries[name] : undefined);
+  let baseUrl = config.base_url?.trim() ? trimBaseUrl(config.base_url) : undefined;
+  let provider = config.provider?.trim() || undefined;
+  let model = config.model?.trim() || undefined;
+
+  if (provider && !table.has(provider) && !stored(provider)?.base_url) {
+    if (!baseUrl) {
+      const known = [...table.keys()].join(", ");
+      throw new Error(`Unknown provider ${provider}: choose one of ${known}, or set base_url`);
+    }
+    provider = detectProvider(baseUrl, pluginProviders);
+  }
+  if (!provider && baseUrl) provider = detectProvider(baseUrl, pluginProviders);
+
+  if (model) {
+    const ref = unfoldModelRef(model, pluginProviders);
+    if (ref.provider && ref.provider === provider) model = ref.model;
+    else if (ref.provider && !pinned(provider, baseUrl, table)) {
+      // The ref names another backend: its own stored or default address applies.
+      provider = ref.provider;
+      model = ref.model;
+      baseUrl = undefined;
+    }
+  }
+  if (!provider) throw new Error(NO_BACKEND);
+
+  const info = table.get(provider);
+  baseUrl ??= stored(provider)?.base_url ?? info?.baseUrl;
+  if (!baseUrl) {
+    throw new Error(
+      `No base address for provider ${provider}: pass --base-url or set base_url in the config`,
+    );
+  }
+  model ??= info?.defaultModel;
+  if (!model) {
+    throw new Error(`No model configured for ${provider}: pass --model or set model in the config`);
+  }
+  const apiKey = stored(provider)?.api_key ?? "";
+  if (!apiKey && info?.baseUrl) {
+    warnings.push(`No API key stored for ${provider}; run /connect ${provider} to add one`);
+  }
+  return {
+    provider,
+    baseUrl: trimBaseUrl(baseUrl),
+    model,
+    apiKey,
+    ...(info?.headers ? { headers: info.headers } : {}),
+    warnings,
+  };
+}
+
+/**
+ * Whether `vendor/model` ids stay bare: on aggregators (openrouter) and on generic or custom
+ * endpoints given by address, where such ids name the server's own models.
+ */
+function pinned(
+  provider: string | undefined,
+  baseUrl: string | undefined,
+  table: ReturnType<typeof providerTable>,
+): boolean {
+  if (!provider) return false;
+  const info = table.get(provider);
+  if (info?.vendorModelIds) return true;
+  return !info?.baseUrl && Boolean(baseUrl);
+}
+
+/** Inputs of the model approval gate. */
+export interface ApprovalRequest {
+  provider: string;
+  model: string;
+  /** The model came from an explicit `--model`: approve and record it. */
+  explicit: boolean;
+  /** The model is named only by an agent type or team: refuse it unless approved. */
+  referencedByType?: boolean;
+  /** `--approve-model` was passed. */
+  approveModel?: boolean;
+  /** Interactive sessions ask through `confirm`; headless ones never block. */
+  interactive?: boolean;
+  confirm?: (provider: string, model: string) => Promise<boolean>;
+}
+
+/**
+ * SPEC's model approval gate. An approved model passes (its last_used bumped); an explicit
+ * `--model` or `--approve-model` approves and records; an interactive session asks; a model that
+ * only an agent type or team names is refused with an Error containing `model not approved`.
+ * A headless model from the config file is the operator's choice and passes unrecorded.
+ */
+export async function approvalGate(
+  request: ApprovalRequest,
+  options: ModelsOptions = {},
+): Promise<void> {
+  const { provider, model } = request;
+  if (
+    request.explicit || request.approveModel || (await isApproved(provider, model, options))
+  ) {
+    await recordApproval(provider, model, options);
+    return;
+  }
+  if (request.interactive && request.confirm) {
+    if (await request.confirm(provider, model)) {
+      await recordApproval(provider, model, options);
+      return;
+    }
+    throw new Error(`model not approved: ${provider}/${model} was declined`);
+  }
+  if (request.referencedByType) {
+    throw new Error(
+      `model not approved: ${provider}/${model} is named by an agent type or team and is not in ` +
+        `models.json; pass --approve-model to approve it`,
+    );
+  }
+}

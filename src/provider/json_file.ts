@@ -1,0 +1,56 @@
+/** Reading and crash-safe rewriting of the small JSON state files under ~/.config/svc. */
+import { dirname } from "node:path";
+import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
+
+/** A parsed file, or undefined with a warning naming the path when it is corrupt. */
+export interface JsonRead {
+  value: unknown;
+  /** Set when the file exists but does not parse; the value is then undefined. */
+  warning?: string;
+}
+
+/** Reads `path` as JSON; a missing file is undefined, a corrupt one is reported, never thrown. */
+export async function readJson(path: string): Promise<JsonRead> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return { value: undefined };
+    return { value: undefined, warning: `Could not read ${path}: ${(err as Error).message}` };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return {
+      value: undefined,
+      warning: `${path} is not valid JSON (${(err as Error).message}); it is ignored until saved`,
+    };
+  }
+}
+
+/**
+ * Read-modify-write of a JSON file under its lock. A corrupt file is first copied aside to
+ * `<path>.corrupt-<time>` (same mode), so saving never silently discards what it held.
+ */
+export async function updateJson<T>(
+  path: string,
+  update: (current: unknown) => T,
+  options: { mode?: number } = {},
+): Promise<{ result: T; warning?: string }> {
+  const mode = options.mode ?? 0o644;
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  return await withFileLock(path, async () => {
+    const read = await readJson(path);
+    let warning: string | undefined;
+    if (read.warning) {
+      const backup = `${path}.corrupt-${Date.now()}`;
+      await Deno.copyFile(path, backup);
+      await Deno.chmod(backup, mode).catch(() => {});
+      warning = `${path} was not valid JSON; kept a copy at ${backup} and wrote a new file`;
+    }
+    const result = update(read.value);
+    await writeFileAtomic(path, JSON.stringify(result, null, 2) + "\n", { mode });
+    await Deno.chmod(path, mode).catch(() => {}); // umask or an older file must not widen it
+    return { result, warning };
+  });
+}

@@ -1,0 +1,89 @@
+/** `~/.config/svc/models.json`: the approved-model history, keyed by (provider, model). */
+import { join } from "node:path";
+import { globalConfigDir } from "../util/dirs.ts";
+import { readJson, updateJson } from "./json_file.ts";
+
+/** One approved model; the file holds no keys or base addresses. */
+export interface ApprovedModel {
+  provider: string;
+  model: string;
+  /** ISO timestamps. */
+  added_at: string;
+  last_used: string;
+}
+
+/** Where the file lives; `dir` defaults to `~/.config/svc` (from HOME). */
+export interface ModelsOptions {
+  dir?: string;
+}
+
+/** Path of models.json. */
+export function modelsPath(options: ModelsOptions = {}): string {
+  return join(options.dir ?? globalConfigDir(), "models.json");
+}
+
+/** Loads the history; a corrupt file yields no entries and a warning naming its path. */
+export async function loadApprovedModels(
+  options: ModelsOptions = {},
+): Promise<{ entries: ApprovedModel[]; warning?: string }> {
+  const { value, warning } = await readJson(modelsPath(options));
+  return { entries: entriesOf(value), ...(warning ? { warning } : {}) };
+}
+
+/** Whether (provider, model) is in the history. */
+export async function isApproved(
+  provider: string,
+  model: string,
+  options: ModelsOptions = {},
+): Promise<boolean> {
+  const { entries } = await loadApprovedModels(options);
+  return entries.some((e) => e.provider === provider && e.model === model);
+}
+
+/** Adds (provider, model) to the history, or bumps its last_used; returns the stored entry. */
+export async function recordApproval(
+  provider: string,
+  model: string,
+  options: ModelsOptions = {},
+): Promise<ApprovedModel> {
+  const now = new Date().toISOString();
+  let stored: ApprovedModel = { provider, model, added_at: now, last_used: now };
+  await updateJson(modelsPath(options), (current) => {
+    const entries = entriesOf(current);
+    const found = entries.find((e) => e.provider === provider && e.model === model);
+    if (found) {
+      found.last_used = now;
+      stored = found;
+    } else entries.push(stored);
+    return entries;
+  });
+  return stored;
+}
+
+/**
+ * Entries of a parsed file: the current list shape, or the old shape (an object keyed by model,
+ * or entries carrying keys and base addresses) read for provider and model only.
+ */
+function entriesOf(value: unknown): ApprovedModel[] {
+  const list: Array<[string | undefined, unknown]> = Array.isArray(value)
+    ? value.map((v) => [undefined, v])
+    : value && typeof value === "object"
+    ? Object.entries(value)
+    : [];
+  const out: ApprovedModel[] = [];
+  for (const [key, raw] of list) {
+    if (!raw || typeof raw !== "object") continue;
+    const r = raw as Record<string, unknown>;
+    const model = typeof r.model === "string" ? r.model : key;
+    if (typeof r.provider !== "string" || !model) continue;
+    if (out.some((e) => e.provider === r.provider && e.model === model)) continue;
+    const stamp = (v: unknown) => (typeof v === "string" ? v : "");
+    out.push({
+      provider: r.provider,
+      model,
+      added_at: stamp(r.added_at),
+      last_used: stamp(r.last_used),
+    });
+  }
+  return out;
+}
