@@ -1,4 +1,42 @@
-/** Builds the commander program; placeholder until the commands land. */
-export function runCli(_args: string[]): Promise<number> {
-  return Promise.resolve(0);
+import { Command } from "commander";
+import { VERSION } from "../version.ts";
+import { runCommand } from "./run_cmd.ts";
+import { configCommand } from "./config_cmd.ts";
+import { pluginsCommand } from "./plugins_cmd.ts";
+
+/** Parses argv with the commander program and returns the exit code. */
+export async function runCli(args: string[]): Promise<number> {
+  if (Deno.env.get("SVC_FROM_TASK")) {
+    const cwd = Deno.env.get("INIT_CWD");
+    if (cwd) Deno.chdir(cwd);
+  }
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = code;
+  };
+  const program = new Command("svc")
+    .description("svc: a local agent runtime")
+    .version(VERSION, "-v, --version", "print the installed version")
+    .showHelpAfterError()
+    .exitOverride();
+  program.addCommand(runCommand(setExit));
+  program.addCommand(configCommand(setExit));
+  program.addCommand(pluginsCommand());
+  const harden = (command: Command) => {
+    command.exitOverride().showHelpAfterError();
+    command.commands.forEach(harden);
+  };
+  harden(program);
+  if (args.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(args, { from: "user" });
+  } catch (err) {
+    const code = (err as { exitCode?: number }).exitCode;
+    if (typeof code === "number") return code === 0 ? 0 : 2;
+    throw err;
+  }
+  return exitCode;
 }

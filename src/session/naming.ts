@@ -6,7 +6,8 @@ export function stamp(date = new Date()): string {
 
 /** Lowercase slug of free text: letters, digits and single dashes, at most `max` characters. */
 export function slugify(text: string, max = 40): string {
-  return text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "")
+  return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "").replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+/, "")
     .slice(0, max).replace(/-+$/, "");
 }
 

@@ -1,0 +1,63 @@
+/** Spawns `main.ts` as a user would, with a temp HOME and worktree. */
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temp HOME and worktree pair, removed on dispose. */
+export async function sandbox(files: Record<string, string> = {}) {
+  const home = await Deno.makeTempDir({ prefix: "svc-home-" });
+  const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-work-" }));
+  for (const [name, content] of Object.entries(files)) {
+    const path = `${worktree}/${name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, content);
+  }
+  return {
+    home,
+    worktree,
+    env: { HOME: home, NO_COLOR: "1" },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(home, { recursive: true });
+      await Deno.remove(worktree, { recursive: true });
+    },
+  };
+}
+
+/** Runs svc to completion. */
+export async function svc(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string },
+): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, ...args],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** Spawns svc and returns the live process (for signals). */
+export function spawnSvc(args: string[], options: { cwd: string; env: Record<string, string> }) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, ...args],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { sandbox, svc } from "../_support/cli.ts";
+
+Deno.test("svc config set, get, unset and list work on the local file", async () => {
+  await using box = await sandbox();
+  const run = (...args: string[]) => svc(["config", ...args], { cwd: box.worktree, env: box.env });
+  assert.equal((await run("set", "max_tokens", "1234")).code, 0);
+  assert.equal((await run("set", "tool_permission.bash", "allow")).code, 0);
+  assert.equal((await run("set", "tools.deny", '["grep"]')).code, 0);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/config.json`)), {
+    max_tokens: 1234,
+    tool_permission: { bash: "allow" },
+    "tools.deny": ["grep"],
+  });
+  assert.equal((await run("get", "max_tokens")).stdout, "1234\n");
+  assert.equal((await run("get", "tool_permission.bash", "--json")).stdout, '"allow"\n');
+  const listed = JSON.parse((await run("list", "--json")).stdout);
+  assert.equal(listed.max_tokens, 1234);
+  assert.equal(listed.compact_keep, 4);
+  assert.equal((await run("unset", "max_tokens")).code, 0);
+  assert.equal((await run("get", "max_tokens")).stdout, "8192\n");
+});
+
+Deno.test("svc config --global writes the global file", async () => {
+  await using box = await sandbox();
+  const out = await svc(["config", "set", "--global", "model", "gpt-x"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  assert.equal(out.code, 0, out.stderr);
+  assert.deepEqual(
+    JSON.parse(await Deno.readTextFile(`${box.home}/.config/svc/config.json`)),
+    { model: "gpt-x" },
+  );
+});
+
+Deno.test("svc config refuses unknown keys, removed keys and invalid values without writing", async () => {
+  await using box = await sandbox();
+  const run = (...args: string[]) => svc(["config", ...args], { cwd: box.worktree, env: box.env });
+  const cases: Array<[string[], RegExp]> = [
+    [["set", "modle", "x"], /unknown key "modle"/],
+    [["set", "api_key", "x"], /key "api_key" was removed/],
+    [["set", "max_tokens", "-5"], /invalid value for "max_tokens"/],
+    [["set", "tool_permission.bash", "sometimes"], /invalid value for "tool_permission.bash"/],
+  ];
+  for (const [args, pattern] of cases) {
+    const out = await run(...args);
+    assert.equal(out.code, 1, args.join(" "));
+    assert.match(out.stderr, pattern);
+  }
+  assert.equal(await Deno.stat(`${box.worktree}/.svc/config.json`).catch(() => null), null);
+});

@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import { sandbox, spawnSvc, svc } from "../_support/cli.ts";
+import { startFakeProvider } from "../_support/fake_provider.ts";
+
+Deno.test("svc run reads a file through a tool and answers, with the session on disk", async () => {
+  await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
+  const fake = await startFakeProvider([
+    { tool_calls: [{ name: "read_file", arguments: { file: "notes.txt" } }] },
+    { text: "The secret word is PAPAYA.", usage: { prompt_tokens: 5, completion_tokens: 6 } },
+  ]);
+  const out = await svc([
+    "run",
+    "--base-url",
+    fake.url,
+    "--model",
+    "m",
+    "--prompt",
+    "Read notes.txt and tell me the secret word",
+    "--output",
+    "json",
+  ], { cwd: box.worktree, env: box.env });
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  const result = JSON.parse(out.stdout);
+  assert.deepEqual(Object.keys(result).sort(), [
+    "content",
+    "duration",
+    "errors",
+    "model",
+    "provider",
+    "session",
+    "status",
+    "thinking",
+    "tool_calls",
+    "usage",
+  ]);
+  assert.equal(result.status, "ok");
+  assert.equal(result.content, "The secret word is PAPAYA.");
+  assert.equal(result.model, "m");
+  assert.equal(result.provider, "generic");
+  assert.match(result.session, /^ses_\d{8}_\d{6}_read-notes-txt-and-tell-me-the-secret-wo$/);
+  assert.deepEqual(result.usage, { prompt_tokens: 5, completion_tokens: 6 });
+  assert.equal(fake.requests[1].body.messages.at(-1).content.includes("PAPAYA"), true);
+  const stored = JSON.parse(
+    await Deno.readTextFile(`${box.worktree}/.svc/sessions/${result.session}.json`),
+  );
+  assert.deepEqual(stored.messages.map((m: { role: string }) => m.role), [
+    "user",
+    "assistant",
+    "tool",
+    "assistant",
+  ]);
+  const models = JSON.parse(await Deno.readTextFile(`${box.home}/.config/svc/models.json`));
+  assert.equal(JSON.stringify(models).includes('"m"'), true);
+});
+
+Deno.test("svc run text output streams the answer to stdout and exits 0", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ text: "héllo wörld", chunkSize: 2, splitUtf8: true }]);
+  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "say", "hi"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(out.stdout, "héllo wörld\n");
+});
+
+Deno.test("svc run exits 1 with status error when the provider fails", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ status: 401, body: '{"error":"bad key"}' }]);
+  const out = await svc(
+    ["run", "--base-url", fake.url, "--model", "m", "-p", "hi", "--output", "json"],
+    { cwd: box.worktree, env: box.env },
+  );
+  await fake.close();
+  assert.equal(out.code, 1);
+  const result = JSON.parse(out.stdout);
+  assert.equal(result.status, "error");
+  assert.equal(result.errors[0].code, "http_401");
+});
+
+Deno.test("svc run exits 1 on an empty answer", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ text: "" }]);
+  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "hi"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  await fake.close();
+  assert.equal(out.code, 1);
+  assert.match(out.stderr, /status: empty/);
+});
+
+Deno.test("SIGINT during a stalled stream exits 130 and persists the partial answer", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ stall: true, text: "partial words" }]);
+  const child = spawnSvc(
+    ["run", "--base-url", fake.url, "--model", "m", "-p", "hi", "--session-id", "stall"],
+    { cwd: box.worktree, env: box.env },
+  );
+  const reader = child.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("words")) seen += new TextDecoder().decode((await reader.read()).value);
+  child.kill("SIGINT");
+  reader.releaseLock();
+  const status = await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  await fake.close();
+  assert.equal(status.code, 130);
+  const stored = JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/sessions/stall.json`));
+  assert.equal(stored.messages[1].content, "partial words");
+  assert.equal(stored.messages[1].partial, true);
+});
+
+Deno.test("svc run --session-id continues a session across runs", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ text: "one" }, { text: "two" }]);
+  const args = ["run", "--base-url", fake.url, "--model", "m", "--session-id", "demo", "-p"];
+  assert.equal((await svc([...args, "first"], { cwd: box.worktree, env: box.env })).code, 0);
+  assert.equal((await svc([...args, "second"], { cwd: box.worktree, env: box.env })).code, 0);
+  await fake.close();
+  const sent = fake.requests[1].body.messages.map((m: { content: string }) => m.content);
+  assert.deepEqual(sent.slice(-3), ["first", "one", "second"]);
+});
+
+Deno.test("svc run refuses a hostile session id before touching disk", async () => {
+  await using box = await sandbox();
+  const out = await svc([
+    "run",
+    "--base-url",
+    "http://127.0.0.1:9",
+    "--model",
+    "m",
+    "-p",
+    "x",
+    "--session-id",
+    "../../evil",
+  ], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  assert.equal(out.code, 2);
+  assert.match(out.stderr, /--session-id: session name must be/);
+});
+
+Deno.test("svc run with a removed config key fails with a message naming key and file", async () => {
+  await using box = await sandbox({ ".svc/config.json": '{"api_key": "sk-secret"}' });
+  const out = await svc(["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "-p", "x"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  assert.equal(out.code, 1);
+  assert.match(out.stderr, /Config key "api_key" in .*\.svc\/config\.json was removed/);
+  assert.equal(out.stderr.includes("sk-secret"), false);
+});
+
+Deno.test("svc run without a prompt explains how to give one", async () => {
+  await using box = await sandbox();
+  const out = await svc(["run"], { cwd: box.worktree, env: box.env });
+  assert.equal(out.code, 2);
+  assert.match(out.stderr, /a prompt is required/);
+});
+
+Deno.test("svc run --prompt - reads the prompt from standard input", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ text: "ok" }]);
+  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "--prompt", "-"], {
+    cwd: box.worktree,
+    env: box.env,
+    stdin: "from stdin",
+  });
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(fake.requests[0].body.messages.at(-1).content, "from stdin");
+});
+
+Deno.test("svc --version and -v print the version", async () => {
+  await using box = await sandbox();
+  const deno = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  for (const flag of ["--version", "-v"]) {
+    const out = await svc([flag], { cwd: box.worktree, env: box.env });
+    assert.deepEqual([out.code, out.stdout], [0, `${deno.version}\n`]);
+  }
+});
+
+Deno.test("an unknown flag is refused with usage help", async () => {
+  await using box = await sandbox();
+  const out = await svc(["run", "--frobnicate"], { cwd: box.worktree, env: box.env });
+  assert.equal(out.code, 2);
+  assert.match(out.stderr, /unknown option '--frobnicate'/);
+});

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig } from "../../src/config/load.ts";
+
+async function withHome(
+  files: { global?: unknown; local?: unknown },
+  fn: (worktree: string) => Promise<void>,
+) {
+  const home = await Deno.makeTempDir({ prefix: "svc-home-" });
+  const worktree = await Deno.makeTempDir({ prefix: "svc-work-" });
+  const oldHome = Deno.env.get("HOME");
+  Deno.env.set("HOME", home);
+  try {
+    if (files.global !== undefined) {
+      await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
+      await Deno.writeTextFile(
+        `${home}/.config/svc/config.json`,
+        typeof files.global === "string" ? files.global : JSON.stringify(files.global),
+      );
+    }
+    if (files.local !== undefined) {
+      await Deno.mkdir(`${worktree}/.svc`, { recursive: true });
+      await Deno.writeTextFile(
+        `${worktree}/.svc/config.json`,
+        typeof files.local === "string" ? files.local : JSON.stringify(files.local),
+      );
+    }
+    await fn(worktree);
+  } finally {
+    if (oldHome) Deno.env.set("HOME", oldHome);
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(worktree, { recursive: true });
+  }
+}
+
+Deno.test("config defaults follow the SPEC table", async () => {
+  await withHome({}, async (worktree) => {
+    const c = await loadConfig(worktree);
+    assert.deepEqual(
+      [
+        c.max_tokens,
+        c.reasoning,
+        c.project_instructions,
+        c.tool_max_result_chars,
+        c.list_dir_max_entries,
+        c.session_tool_max_chars,
+        c.stream_retries + 1,
+        c.stream_retry_delay,
+        c.compact_keep,
+        c.connect_check,
+        c.tool_calling,
+        c.query_refine_min_words,
+        c.query_refine_context,
+        c["mcp_server.allow_ask"],
+        c.markdown_streaming,
+      ],
+      [8192, "auto", "AGENTS.md", 100000, 200, 0, 3, 0.5, 4, true, true, 3, 4, true, false],
+    );
+    assert.equal(c.plugins.length, 8);
+  });
+});
+
+Deno.test("local config wins over global and tool_permission merges per category", async () => {
+  await withHome({
+    global: { model: "g", max_tokens: 100, tool_permission: { bash: "deny", edit: "allow" } },
+    local: { model: "l", tool_permission: { bash: "allow" }, "tool_permission.bash_allow": ["ls"] },
+  }, async (worktree) => {
+    const c = await loadConfig(worktree);
+    assert.equal(c.model, "l");
+    assert.equal(c.max_tokens, 100);
+    assert.deepEqual(c.tool_permission, { bash: "allow", edit: "allow", bash_allow: ["ls"] });
+  });
+});
+
+Deno.test("nested spellings fold into the dotted keys", async () => {
+  await withHome(
+    { local: { tools: { deny: ["grep"] }, dev: { test_cmd: "make t" } } },
+    async (w) => {
+      const c = await loadConfig(w);
+      assert.deepEqual(c["tools.deny"], ["grep"]);
+      assert.equal(c["dev.test_cmd"], "make t");
+    },
+  );
+});
+
+const bad: Array<[string, unknown, RegExp]> = [
+  [
+    "a removed key names the key and the file",
+    { api_key: "sk" },
+    /"api_key".*config\.json.*removed/,
+  ],
+  ["persona is rejected", { persona: "x" }, /"persona"/],
+  ["an unknown key is rejected", { modle: "x" }, /config\.json.*modle/],
+  ["a wrong type is rejected", { max_tokens: "lots" }, /max_tokens/],
+  ["a bad action is rejected", { tool_permission: { bash: "maybe" } }, /tool_permission\.bash/],
+  ["invalid JSON is reported", "{not json", /not valid JSON/],
+  ["a non-object is reported", "[1,2]", /must hold a JSON object/],
+];
+for (const [name, local, pattern] of bad) {
+  Deno.test(`config: ${name}, and the file is left untouched`, async () => {
+    await withHome({ local }, async (worktree) => {
+      const before = await Deno.readTextFile(`${worktree}/.svc/config.json`);
+      await assert.rejects(() => loadConfig(worktree), (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, pattern);
+        return true;
+      });
+      assert.equal(await Deno.readTextFile(`${worktree}/.svc/config.json`), before);
+    });
+  });
+}
+
+Deno.test("an empty config file counts as no settings", async () => {
+  await withHome({ local: "" }, async (worktree) => {
+    assert.equal((await loadConfig(worktree)).max_tokens, 8192);
+  });
+});

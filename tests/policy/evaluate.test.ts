@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { decide, DEFAULT_ACTIONS, type PolicyInput } from "../../src/policy/evaluate.ts";
+
+const base: PolicyInput = {
+  tool: "file_read",
+  category: "read",
+  permissions: {},
+  toolsAllow: [],
+  toolsDeny: [],
+};
+
+const cases: Array<[string, Partial<PolicyInput>, string]> = [
+  ["read defaults to allow", {}, "allow"],
+  ["bash defaults to ask", { tool: "run_command", category: "bash" }, "ask"],
+  ["mcp defaults to ask", { tool: "srv.x", category: "mcp" }, "ask"],
+  ["delegate defaults to allow", { tool: "delegate", category: "delegate" }, "allow"],
+  ["ask defaults to allow", { tool: "ask", category: "ask" }, "allow"],
+  ["a category action overrides the default", { permissions: { read: "deny" } }, "deny"],
+  ["tools.deny beats a category allow", { toolsDeny: ["file_read"] }, "deny"],
+  ["tools.allow whitelists: other tools are denied", { toolsAllow: ["grep"] }, "deny"],
+  ["tools.allow keeps the category action for listed tools", {
+    toolsAllow: ["run_command"],
+    tool: "run_command",
+    category: "bash",
+  }, "ask"],
+  ["tools.deny beats tools.allow", { toolsAllow: ["file_read"], toolsDeny: ["file_read"] }, "deny"],
+  ["plan mode denies edit", { mode: "plan", tool: "file_write", category: "edit" }, "deny"],
+  ["plan mode denies bash even when allowed", {
+    mode: "plan",
+    tool: "run_command",
+    category: "bash",
+    permissions: { bash: "allow" },
+  }, "deny"],
+  ["plan mode keeps read", { mode: "plan" }, "allow"],
+  ["outside the worktree escalates allow to ask", { outsideWorktree: true }, "ask"],
+  ["outside the worktree keeps deny", {
+    outsideWorktree: true,
+    permissions: { read: "deny" },
+  }, "deny"],
+  ["a resolver tightens allow to ask (git_commit)", {
+    tool: "git_commit",
+    category: "edit",
+    permissions: { edit: "allow" },
+    resolved: "ask",
+  }, "ask"],
+  ["a resolver cannot loosen ask to allow", {
+    tool: "run_command",
+    category: "bash",
+    resolved: "allow",
+  }, "ask"],
+  ["a resolver deny wins (bash_allow)", {
+    tool: "run_command",
+    category: "bash",
+    permissions: { bash: "allow" },
+    resolved: "deny",
+  }, "deny"],
+];
+
+for (const [name, patch, expected] of cases) {
+  Deno.test(`policy: ${name}`, () => {
+    assert.equal(decide({ ...base, ...patch }).action, expected);
+  });
+}
+
+Deno.test("policy: every category has a default action", () => {
+  assert.deepEqual(Object.keys(DEFAULT_ACTIONS).sort(), [
+    "ask",
+    "bash",
+    "delegate",
+    "edit",
+    "list",
+    "mcp",
+    "read",
+    "web",
+  ]);
+});

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { SessionStore } from "../../src/session/store.ts";
+import {
+  checkSessionName,
+  interactiveName,
+  jobSessionName,
+  slugify,
+  subAgentName,
+} from "../../src/session/naming.ts";
+
+const at = new Date("2026-11-22T05:06:07Z");
+
+Deno.test("session names follow the ses_, sub_ and job_ patterns", () => {
+  assert.equal(interactiveName(at), "ses_20261122_050607");
+  assert.equal(
+    interactiveName(at, "Fix the FAILING test in src/app.ts, please!"),
+    "ses_20261122_050607_fix-the-failing-test-in-src-app-ts-pleas",
+  );
+  assert.equal(subAgentName("ses_1/../x", at), "sub_20261122_050607_ses_1-x");
+  assert.equal(jobSessionName("nightly build", at), "job_20261122_050607_nightly-build");
+});
+
+Deno.test("the slug is sanitized and capped at 40 characters", () => {
+  assert.equal(slugify("../../etc/passwd"), "etc-passwd");
+  assert.equal(slugify("a".repeat(100)).length, 40);
+  assert.equal(slugify("  Ünïcödé  ok "), "unicode-ok");
+  assert.equal(slugify("!!!"), "");
+});
+
+Deno.test("hostile session names are refused", () => {
+  for (const name of ["../x", "a/b", ".hidden", "", "a\0b", "x".repeat(200), "a..b"]) {
+    assert.notEqual(checkSessionName(name), null, name);
+  }
+  assert.equal(checkSessionName("demo-1.v2"), null);
+});
+
+Deno.test("a session file holds the SPEC fields and reloads equal", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = new SessionStore(dir);
+  const s = store.create("demo");
+  await s.appendMessage({ role: "user", content: "hi", timestamp: "t1" });
+  await s.appendError({ code: "x", message: "m" });
+  await s.appendPermission({
+    at: "t",
+    call_id: "c",
+    tool: "file_read",
+    category: "read",
+    action: "allow",
+    outcome: "allowed",
+    by: "policy",
+    reason: "r",
+  });
+  const raw = JSON.parse(await Deno.readTextFile(`${dir}/.svc/sessions/demo.json`));
+  assert.deepEqual(Object.keys(raw).sort(), [
+    "created_at",
+    "errors",
+    "messages",
+    "name",
+    "permissions",
+    "updated_at",
+  ]);
+  const again = await store.openOrCreate("demo");
+  assert.deepEqual(again.data, raw);
+  assert.deepEqual(await store.list(), ["demo"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("renaming on the first message moves the file and avoids collisions", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = new SessionStore(dir);
+  const a = store.create("ses_x");
+  await a.appendMessage({ role: "user", content: "a", timestamp: "t" });
+  await a.rename("ses_x_named");
+  const b = store.create("ses_y");
+  await b.appendMessage({ role: "user", content: "b", timestamp: "t" });
+  await b.rename("ses_x_named");
+  assert.deepEqual(await store.list(), ["ses_x_named", "ses_x_named_2"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("appends from two processes' handles are merged, not lost", async () => {
+  const dir = await Deno.makeTempDir();
+  const one = new SessionStore(dir).create("shared");
+  await one.appendMessage({ role: "user", content: "1", timestamp: "t" });
+  const two = await new SessionStore(dir).openOrCreate("shared");
+  await two.appendMessage({ role: "user", content: "2", timestamp: "t" });
+  await one.appendMessage({ role: "user", content: "3", timestamp: "t" });
+  const raw = JSON.parse(await Deno.readTextFile(`${dir}/.svc/sessions/shared.json`));
+  assert.deepEqual(raw.messages.map((m: { content: string }) => m.content), ["1", "2", "3"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a corrupt session file is reported and left untouched", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/.svc/sessions`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/.svc/sessions/bad.json`, '{"name": "bad", "messages": [');
+  await assert.rejects(() => new SessionStore(dir).openOrCreate("bad"), /not valid JSON/);
+  assert.equal(
+    await Deno.readTextFile(`${dir}/.svc/sessions/bad.json`),
+    '{"name": "bad", "messages": [',
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("kill -9 during session writes never leaves a file that does not parse", async () => {
+  const dir = await Deno.makeTempDir();
+  const script = `${dir}/writer.ts`;
+  const store = new URL("../../src/session/store.ts", import.meta.url).href;
+  await Deno.writeTextFile(
+    script,
+    `import { SessionStore } from "${store}";
+const s = await new SessionStore(Deno.args[0]).openOrCreate("crash");
+console.log("ready");
+for (let i = 0; ; i++) await s.appendMessage({ role: "user", content: "x".repeat(i % 5000), timestamp: "t" });`,
+  );
+  for (let round = 0; round < 8; round++) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script, dir],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    await reader.read();
+    await new Promise((r) => setTimeout(r, 80 + round * 37));
+    child.kill("SIGKILL");
+    await child.status;
+    reader.releaseLock();
+    await child.stdout.cancel();
+    const text = await Deno.readTextFile(`${dir}/.svc/sessions/crash.json`).catch(() => null);
+    if (text !== null) {
+      const doc = JSON.parse(text);
+      assert.ok(Array.isArray(doc.messages));
+    }
+  }
+  await Deno.remove(dir, { recursive: true });
+});
