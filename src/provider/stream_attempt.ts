@@ -33,15 +33,19 @@ export async function* streamAttempt(
 ): AsyncGenerator<StreamEvent, AttemptOutcome> {
   const ctl = new AbortController();
   let stalled = false;
+  // One watchdog timer per phase; reads only move `lastByte`, so a fast stream costs no timers.
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastByte = 0;
   const arm = (seconds: number) => {
     clearTimeout(timer);
-    if (seconds > 0) {
-      timer = setTimeout(() => {
-        stalled = true;
-        ctl.abort();
-      }, seconds * 1000);
-    }
+    lastByte = performance.now();
+    if (seconds <= 0) return;
+    const check = () => {
+      const left = seconds * 1000 - (performance.now() - lastByte);
+      if (left > 0) timer = setTimeout(check, left);
+      else (stalled = true, ctl.abort());
+    };
+    timer = setTimeout(check, seconds * 1000);
   };
   const onAbort = () => ctl.abort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -82,13 +86,17 @@ export async function* streamAttempt(
     }
     const pending: StreamEvent[] = [];
     const parser = createParser({ onEvent: (e) => pending.push(...acc.handle(e.data)) });
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    // A streaming TextDecoder keeps a character split across reads whole (cheaper than a
+    // TextDecoderStream pipe, which costs a promise hop per chunk).
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
     try {
       arm(opts.idleTimeout);
       while (!acc.doneSeen && acc.errorMessage === undefined) {
         const { value, done } = await reader.read();
-        arm(opts.idleTimeout);
-        parser.feed(done ? "\n\n" : value); // at the end, flush an event missing its blank line
+        lastByte = performance.now();
+        // At the end, flush the decoder and an event missing its closing blank line.
+        parser.feed(done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true }));
         for (const event of pending.splice(0)) yield event;
         if (done) break;
       }

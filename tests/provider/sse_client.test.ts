@@ -289,3 +289,25 @@ Deno.test("chat skips malformed chunks and reads a provider error inside the str
     { type: "done", reason: "error" },
   ]);
 });
+
+Deno.test("chat treats [DONE] without a finish reason as completion", async () => {
+  const { events } = await run([{ text: "ok", finish: null, usage: { total_tokens: 1 } }]);
+  assert.deepEqual(events, [
+    { type: "token", content: "ok" },
+    { type: "done", reason: "stop", usage: { total_tokens: 1 } },
+  ]);
+});
+
+Deno.test("chat sends the bearer key and extra headers", async () => {
+  const { requests } = await run([{ text: "ok" }], {
+    apiKey: "sk-9",
+    headers: { "x-title": "svc" },
+  });
+  const { authorization, accept, "content-type": type, "x-title": title } = requests[0].headers;
+  assert.deepEqual([authorization, accept, type, title], [
+    "Bearer sk-9",
+    "text/event-stream",
+    "application/json",
+    "svc",
+  ]);
+});

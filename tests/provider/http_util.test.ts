@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { endpoint, parseRetryAfter, redact, shortBody } from "../../src/provider/http_util.ts";
+
+Deno.test("parseRetryAfter reads seconds and HTTP dates and caps the wait", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  const cases: Array<[string | null, number | null]> = [
+    [null, null],
+    ["", null],
+    ["3", 3],
+    ["0.5", 0.5],
+    ["3600", 30],
+    ["Thu, 01 Jan 2026 00:00:04 GMT", 4],
+    ["Wed, 31 Dec 2025 23:00:00 GMT", 0],
+    ["soon", null],
+  ];
+  assert.deepEqual(cases.map(([v]) => [v, parseRetryAfter(v, now)]), cases);
+});
+
+Deno.test("shortBody, redact and endpoint shape error text and URLs", () => {
+  assert.deepEqual(
+    [
+      shortBody('{"error":{"message":"bad  key\\n here"}}'),
+      shortBody('{"detail":"nope"}'),
+      shortBody("<html>\n  Gateway   Timeout</html>"),
+      shortBody("x".repeat(300)).length,
+      redact("key sk-1 and sk-1 again", "sk-1"),
+      redact("nothing", ""),
+      endpoint("http://h:1/", "models"),
+      endpoint("http://h:1/v1", "chat/completions"),
+    ],
+    [
+      "bad key here",
+      "nope",
+      "<html> Gateway Timeout</html>",
+      200,
+      "key *** and *** again",
+      "nothing",
+      "http://h:1/v1/models",
+      "http://h:1/v1/chat/completions",
+    ],
+  );
+});
