@@ -1,0 +1,141 @@
+import { resolve } from "node:path";
+import { Command } from "commander";
+import { loadConfig } from "../config/mod.ts";
+import {
+  installPlugin,
+  loadPlugins,
+  type PluginInfo,
+  runPluginTests,
+  uninstallPlugin,
+  updatablePlugins,
+  updatePlugin,
+} from "../plugin/mod.ts";
+
+/** Overrides for tests; the product uses the repository's bundled `plugins/` folder. */
+export interface PluginsCommandOptions {
+  bundledDir?: string;
+}
+
+interface PathFlags {
+  path?: string;
+}
+
+/** `svc plugins`: list, install, update, uninstall and test plugins. */
+export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
+  const plugins = new Command("plugins").description("Manage plugins");
+  const roots = (flags: PathFlags) => ({ ...options, worktree: worktreeOf(flags) });
+  const sub = (spec: string, description: string) =>
+    plugins.command(spec).description(description)
+      .option("--path <dir>", "worktree folder (default: current folder)");
+
+  sub("list", "List discovered plugins with version, origin and status")
+    .option("--json", "print JSON instead of a table")
+    .action((flags: PathFlags & { json?: boolean }, cmd: Command) =>
+      guard(cmd, async () => {
+        const worktree = worktreeOf(flags);
+        const config = await loadConfig(worktree);
+        const { plugins } = await loadPlugins({ ...roots(flags), names: config.plugins });
+        console.log(flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins));
+      })
+    );
+
+  sub("install <source>", "Install a plugin from a git URL or a local folder")
+    .option("--global", "install into ~/.config/svc/plugins instead of .svc/plugins")
+    .option("--deps", "cache the packages the manifest requires (deno cache)")
+    .option("--force", "replace an installed plugin of the same name")
+    .action((source: string, flags: InstallFlags, cmd: Command) =>
+      guard(cmd, async () => {
+        const done = await installPlugin(source, { ...roots(flags), ...flags });
+        console.log(`Installed ${done.name} ${done.version} (${done.origin}) at ${done.dir}`);
+      })
+    );
+
+  sub("update [name]", "Re-fetch one or every installed plugin from its recorded source")
+    .option("--global", "only consider global plugins")
+    .action((name: string | undefined, flags: InstallFlags, cmd: Command) =>
+      guard(cmd, async () => {
+        const names = name ? [name] : await updatablePlugins({ ...roots(flags), ...flags });
+        if (names.length === 0) console.log("No installed plugins with a recorded source");
+        const failed: string[] = [];
+        for (const each of names) {
+          try {
+            const done = await updatePlugin(each, { ...roots(flags), ...flags });
+            console.log(
+              `Updated ${done.name} ${done.previous ?? "?"} -> ${done.version} (${done.origin})`,
+            );
+          } catch (err) {
+            if (name) throw err;
+            console.error(`${each}: ${(err as Error).message}`);
+            failed.push(each);
+          }
+        }
+        if (failed.length) throw new Error(`Update failed for ${failed.join(", ")}`);
+      })
+    );
+
+  sub("uninstall <name>", "Remove an installed plugin (bundled plugins can only be disabled)")
+    .option("--global", "remove the global copy")
+    .action((name: string, flags: InstallFlags, cmd: Command) =>
+      guard(cmd, async () => {
+        const gone = await uninstallPlugin(name, { ...roots(flags), ...flags });
+        console.log(`Uninstalled ${gone.name} (${gone.origin}) from ${gone.dir}`);
+      })
+    );
+
+  sub("test [name]", "Run a plugin's own tests (deno test -A <plugin>/tests), or every plugin's")
+    .action((name: string | undefined, flags: PathFlags, cmd: Command) =>
+      guard(cmd, async () => {
+        const runs = await runPluginTests(name, {
+          ...roots(flags),
+          onStart: (p) => console.log(`Testing ${p.name} (${p.origin}) in ${p.dir}`),
+        });
+        for (const run of runs) if (run.code === null) console.log(`${run.name}: no tests`);
+        const failed = runs.filter((run) => run.code !== null && run.code !== 0);
+        if (failed.length) {
+          throw new Error(`Tests failed for ${failed.map((r) => r.name).join(", ")}`);
+        }
+        const passed = runs.filter((run) => run.code === 0).length;
+        console.log(runs.length ? `Plugin tests passed: ${passed}` : "No plugins found");
+      })
+    );
+  return plugins;
+}
+
+interface InstallFlags extends PathFlags {
+  global?: boolean;
+  deps?: boolean;
+  force?: boolean;
+}
+
+/** The worktree: `--path`, else the folder a `deno task` was started from, else the cwd. */
+function worktreeOf(flags: PathFlags): string {
+  const fromTask = Deno.env.get("SVC_FROM_TASK") ? Deno.env.get("INIT_CWD") : undefined;
+  return resolve(flags.path ?? fromTask ?? Deno.cwd());
+}
+
+/** Runs an action; any failure becomes one `error: ...` line on stderr and exit code 1. */
+async function guard(cmd: Command, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    cmd.error(`error: ${message.split("\n")[0]}`, { exitCode: 1, code: "svc.plugins" });
+  }
+}
+
+/** Renders plugins as an aligned text table. */
+export function formatTable(plugins: PluginInfo[]): string {
+  if (plugins.length === 0) return "No plugins found";
+  const head = ["NAME", "VERSION", "ORIGIN", "STATUS", "MESSAGE"];
+  const rows = plugins.map((p) => [
+    p.name,
+    p.version || "-",
+    p.origin ?? "-",
+    p.status,
+    p.message.split("\n")[0],
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [head, ...rows]
+    .map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
+    .join("\n");
+}

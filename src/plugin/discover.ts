@@ -1,0 +1,111 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { globalConfigDir, localDir } from "../util/dirs.ts";
+import { incompatibility, type Manifest, readManifest } from "./manifest.ts";
+
+/** Where a plugin was found; later origins take precedence. */
+export type PluginOrigin = "bundled" | "global" | "local";
+
+/** One discovery root. */
+export interface PluginRoot {
+  origin: PluginOrigin;
+  dir: string;
+}
+
+/** Which folders to search: the worktree, plus overrides of the bundled and global roots. */
+export interface RootOptions {
+  worktree: string;
+  /** Defaults to the repository's `plugins/` folder. */
+  bundledDir?: string;
+  /** Defaults to `~/.config/svc/plugins` (from HOME). */
+  globalDir?: string;
+}
+
+/**
+ * One plugin folder found in a root. `state` is `ok` for a valid, compatible plugin that wins
+ * its name, `shadowed` when a later root holds a valid copy of the same name, `skipped` for an
+ * incompatible one and `errored` for a bad manifest.
+ */
+export interface Candidate {
+  name: string;
+  origin: PluginOrigin;
+  dir: string;
+  state: "ok" | "shadowed" | "skipped" | "errored";
+  message: string;
+  manifest?: Manifest;
+  entryPath?: string;
+}
+
+/** The bundled root `<repo>/plugins`, found from this module so any cwd works. */
+export function bundledPluginsDir(): string | null {
+  const url = new URL("../../plugins", import.meta.url);
+  return url.protocol === "file:" ? fileURLToPath(url) : null;
+}
+
+/** The three roots in precedence order: bundled < global < local. */
+export function pluginRoots(options: RootOptions): PluginRoot[] {
+  const bundled = options.bundledDir ?? bundledPluginsDir();
+  const roots: PluginRoot[] = bundled ? [{ origin: "bundled", dir: bundled }] : [];
+  roots.push({ origin: "global", dir: options.globalDir ?? join(globalConfigDir(), "plugins") });
+  roots.push({ origin: "local", dir: join(localDir(options.worktree), "plugins") });
+  return roots;
+}
+
+/**
+ * Reads every plugin folder of every root (in parallel) and resolves precedence: for each name
+ * the valid, compatible copy from the latest root wins. Incompatible copies are `skipped` and
+ * never hide an older compatible one. Never throws for bad plugins or missing roots.
+ */
+export async function discoverPlugins(options: RootOptions): Promise<Candidate[]> {
+  const perRoot = await Promise.all(pluginRoots(options).map(readRoot));
+  const candidates = perRoot.flat();
+  const winners = new Map<string, Candidate>();
+  for (const candidate of candidates) {
+    if (candidate.state !== "ok") continue;
+    const previous = winners.get(candidate.name);
+    if (previous?.origin === candidate.origin) {
+      candidate.state = "errored";
+      candidate.message = `Duplicate plugin name; ${previous.dir} already provides it`;
+      continue;
+    }
+    if (previous) {
+      previous.state = "shadowed";
+      previous.message = `Overridden by the ${candidate.origin} copy`;
+      candidate.message = `Overrides the ${previous.origin} copy`;
+    }
+    winners.set(candidate.name, candidate);
+  }
+  return candidates;
+}
+
+async function readRoot(root: PluginRoot): Promise<Candidate[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(root.dir)) {
+      if (entry.name.startsWith(".") || entry.isFile) continue;
+      names.push(entry.name);
+    }
+  } catch {
+    return []; // a missing or unreadable root holds no plugins
+  }
+  names.sort();
+  const found = await Promise.all(names.map((name) => readCandidate(root, name)));
+  return found.filter((candidate): candidate is Candidate => candidate !== null);
+}
+
+async function readCandidate(root: PluginRoot, folder: string): Promise<Candidate | null> {
+  const dir = join(root.dir, folder);
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) return null;
+  } catch {
+    return null; // dangling symlink
+  }
+  const base = { name: folder, origin: root.origin, dir };
+  const read = await readManifest(dir);
+  if (!read.ok) return { ...base, state: "errored", message: read.error };
+  const { manifest, entryPath } = read;
+  const named = { ...base, name: manifest.name, manifest, entryPath };
+  const reason = incompatibility(manifest);
+  if (reason) return { ...named, state: "skipped", message: reason };
+  return { ...named, state: "ok", message: "" };
+}

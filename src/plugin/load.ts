@@ -1,0 +1,138 @@
+import { pathToFileURL } from "node:url";
+import {
+  type Candidate,
+  discoverPlugins,
+  type PluginOrigin,
+  type RootOptions,
+} from "./discover.ts";
+import {
+  emptyRegistrations,
+  HOOKS,
+  makeRegistrar,
+  mergeRegistrations,
+  type Registrations,
+} from "./registrars.ts";
+
+/** Status of a plugin after loading. */
+export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
+
+/** One plugin as `svc plugins list` shows it. A listed name found nowhere has null origin and dir. */
+export interface PluginInfo {
+  name: string;
+  version: string;
+  origin: PluginOrigin | null;
+  dir: string | null;
+  status: PluginStatus;
+  message: string;
+}
+
+/** Options of `loadPlugins`: the roots plus the config `plugins` list (empty loads all). */
+export interface LoadOptions extends RootOptions {
+  names: readonly string[];
+  /** Longest wait for one entry import or one hook, in milliseconds (default 10000). */
+  timeoutMs?: number;
+}
+
+/** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
+export interface LoadResult extends Registrations {
+  plugins: PluginInfo[];
+}
+
+/**
+ * Discovers plugins, imports the enabled entries in parallel and runs their hooks. Never throws
+ * for a bad plugin: a failing import or hook marks it `errored` and drops its registrations.
+ */
+export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
+  const candidates = await discoverPlugins(options);
+  const wanted = new Set(options.names);
+  const enabled = (c: Candidate) => c.state === "ok" && (wanted.size === 0 || wanted.has(c.name));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const active = candidates.filter(enabled);
+  const outcomes = await Promise.all(active.map((c) => activate(c, timeoutMs)));
+  const result: LoadResult = { plugins: [], ...emptyRegistrations() };
+  const errors = new Map<Candidate, string>();
+  active.forEach((candidate, i) => {
+    const outcome = outcomes[i];
+    if (typeof outcome === "string") errors.set(candidate, outcome);
+    else mergeRegistrations(result, outcome);
+  });
+  for (const candidate of orderForDisplay(candidates)) {
+    result.plugins.push(describe(candidate, errors, enabled(candidate)));
+  }
+  const known = new Set(candidates.map((c) => c.name));
+  for (const name of wanted) {
+    if (known.has(name)) continue;
+    result.plugins.push({
+      name,
+      version: "",
+      origin: null,
+      dir: null,
+      status: "errored",
+      message: "Not found in the bundled, global or local plugin folders",
+    });
+  }
+  return result;
+}
+
+function describe(c: Candidate, errors: Map<Candidate, string>, enabled: boolean): PluginInfo {
+  const base = { name: c.name, version: c.manifest?.version ?? "", origin: c.origin, dir: c.dir };
+  if (c.state === "skipped" || c.state === "errored") {
+    return { ...base, status: c.state, message: c.message };
+  }
+  if (c.state === "shadowed") return { ...base, status: "disabled", message: c.message };
+  if (!enabled) {
+    return { ...base, status: "disabled", message: "Not in the plugins config list" };
+  }
+  const error = errors.get(c);
+  if (error !== undefined) return { ...base, status: "errored", message: error };
+  return { ...base, status: "loaded", message: c.message };
+}
+
+/** Sorted by name; within a name the winning copy first, then later roots before earlier ones. */
+function orderForDisplay(candidates: Candidate[]): Candidate[] {
+  const rank = (c: Candidate) => (c.state === "ok" ? -Infinity : -candidates.indexOf(c));
+  return [...candidates].sort((a, b) =>
+    a.name === b.name ? rank(a) - rank(b) : a.name < b.name ? -1 : 1
+  );
+}
+
+/** Imports the entry and runs each exported hook; returns registrations or an error message. */
+async function activate(c: Candidate, timeoutMs: number): Promise<Registrations | string> {
+  let mod: Record<string, unknown>;
+  try {
+    const url = pathToFileURL(c.entryPath!).href;
+    mod = await withTimeout(import(url), timeoutMs);
+  } catch (err) {
+    return `Import failed: ${firstLine(err)}`;
+  }
+  const registrations = emptyRegistrations();
+  for (const { hook, kind, key } of HOOKS) {
+    const fn = mod[hook];
+    if (fn === undefined) continue;
+    if (typeof fn !== "function") return `${hook} failed: ${hook} is not a function`;
+    const list: unknown[] = [];
+    const { registrar, seal } = makeRegistrar(kind, key, list);
+    try {
+      await withTimeout(Promise.resolve(fn(registrar)), timeoutMs);
+    } catch (err) {
+      return `${hook} failed: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      seal();
+    }
+    (registrations[kind] as unknown[]).push(...list);
+  }
+  return registrations;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function firstLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split("\n")[0];
+}

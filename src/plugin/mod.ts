@@ -1,0 +1,36 @@
+/** Plugin system: discovery, manifests, loading and the `svc plugins` operations. */
+export {
+  bundledPluginsDir,
+  type Candidate,
+  discoverPlugins,
+  type PluginOrigin,
+  type PluginRoot,
+  pluginRoots,
+  type RootOptions,
+} from "./discover.ts";
+export {
+  incompatibility,
+  type Manifest,
+  MANIFEST_MAX_BYTES,
+  type ManifestResult,
+  ManifestSchema,
+  readManifest,
+} from "./manifest.ts";
+export {
+  type LoadOptions,
+  loadPlugins,
+  type LoadResult,
+  type PluginInfo,
+  type PluginStatus,
+} from "./load.ts";
+export { type HookName, HOOKS, type Registrations } from "./registrars.ts";
+export {
+  type InstalledPlugin,
+  type InstallOptions,
+  installPlugin,
+  uninstallPlugin,
+  updatablePlugins,
+  updatePlugin,
+} from "./install.ts";
+export { readSourceRecord, SOURCE_FILE, type SourceRecord, sourceType } from "./source.ts";
+export { type PluginTestRun, runPluginTests } from "./test_runner.ts";

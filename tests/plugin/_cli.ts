@@ -1,0 +1,5 @@
+/** Test entry for `svc plugins`: argv in, exit code out; SVC_TEST_BUNDLED_DIR overrides the root. */
+import { pluginsCommand } from "../../src/cli/plugins_cmd.ts";
+
+const bundledDir = Deno.env.get("SVC_TEST_BUNDLED_DIR") || undefined;
+await pluginsCommand({ bundledDir }).parseAsync(Deno.args, { from: "user" });
