@@ -66,6 +66,7 @@ export async function composeEngine(
     provider: connection.provider,
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
+    headers: connection.headers,
     streamRetries: config.stream_retries,
     retryDelay: config.stream_retry_delay,
     idleTimeout: config.stream_idle_timeout,

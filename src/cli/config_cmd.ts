@@ -1,23 +1,18 @@
 import { Command } from "commander";
-import { dirname } from "node:path";
-import { configPaths, flattenConfig, loadConfig, readConfigFile } from "../config/load.ts";
-import { ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
-import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
-import { resolveWorktree } from "./compose.ts";
 
-interface Scope {
+/** Flags shared by the `svc config` subcommands. */
+export interface ConfigScope {
   global?: boolean;
   path?: string;
   json?: boolean;
 }
 
-const KEYS = Object.keys(ConfigSchema.shape);
-
 /** `svc config`: list, get, set, unset and locate configuration keys. */
 export function configCommand(setExit: (code: number) => void): Command {
-  const guard = (fn: () => Promise<void>) => async () => {
+  const run = (name: "list" | "get" | "set" | "unset" | "path", ...args: unknown[]) => async () => {
     try {
-      await fn();
+      const actions = await import("./config_action.ts");
+      await (actions[name] as (...a: unknown[]) => Promise<void>)(...args);
     } catch (err) {
       console.error(`svc config: ${(err as Error).message}`);
       setExit(1);
@@ -30,109 +25,15 @@ export function configCommand(setExit: (code: number) => void): Command {
     c.option("--global", "use the global file ~/.config/svc/config.json")
       .option("--path <dir>", "worktree (default: the current directory)")
       .option("--json", "print JSON");
-  scoped(
-    cmd.command("list").description(
-      "effective configuration (both files merged, defaults applied)",
-    ),
-  )
-    .action((flags: Scope) =>
-      guard(async () => {
-        const worktree = resolveWorktree(flags.path);
-        const value = flags.global
-          ? await readConfigFile(configPaths(worktree).global)
-          : await loadConfig(worktree);
-        if (flags.json) console.log(JSON.stringify(value, null, 2));
-        else for (const [k, v] of Object.entries(value)) console.log(`${k} = ${JSON.stringify(v)}`);
-      })()
-    );
-  scoped(cmd.command("get <key>").description("effective value of one key")).action(
-    (key: string, flags: Scope) =>
-      guard(async () => {
-        const worktree = resolveWorktree(flags.path);
-        const config = flags.global
-          ? await readConfigFile(configPaths(worktree).global)
-          : await loadConfig(worktree) as Record<string, unknown>;
-        const value = lookup(config, key);
-        console.log(flags.json ? JSON.stringify(value ?? null) : formatValue(value));
-      })(),
-  );
-  scoped(
-    cmd.command("set <key> <value>").description(
-      "set a key (value parsed as JSON when it is JSON)",
-    ),
-  )
-    .action((key: string, value: string, flags: Scope) =>
-      guard(() => edit(flags, key, parseValue(value)))()
-    );
-  scoped(cmd.command("unset <key>").description("remove a key from the file")).action(
-    (key: string, flags: Scope) => guard(() => edit(flags, key, undefined))(),
-  );
-  scoped(cmd.command("path").description("paths of the two files")).action((flags: Scope) =>
-    guard(() => {
-      const paths = configPaths(resolveWorktree(flags.path));
-      console.log(
-        flags.json ? JSON.stringify(paths) : `global ${paths.global}\nlocal  ${paths.local}`,
-      );
-      return Promise.resolve();
-    })()
-  );
+  scoped(cmd.command("list").description("effective configuration, defaults applied"))
+    .action((flags: ConfigScope) => run("list", flags)());
+  scoped(cmd.command("get <key>").description("effective value of one key"))
+    .action((key: string, flags: ConfigScope) => run("get", key, flags)());
+  scoped(cmd.command("set <key> <value>").description("set a key (JSON values are parsed)"))
+    .action((key: string, value: string, flags: ConfigScope) => run("set", key, value, flags)());
+  scoped(cmd.command("unset <key>").description("remove a key from the file"))
+    .action((key: string, flags: ConfigScope) => run("unset", key, flags)());
+  scoped(cmd.command("path").description("paths of the two files"))
+    .action((flags: ConfigScope) => run("path", flags)());
   return cmd;
-}
-
-function lookup(config: Record<string, unknown>, key: string): unknown {
-  checkKey(key);
-  if (key in config) return config[key];
-  const [head, sub] = splitPermission(key);
-  if (sub) return (config[head] as Record<string, unknown> | undefined)?.[sub];
-  return undefined;
-}
-
-function checkKey(key: string): void {
-  if (key in REMOVED_KEYS) throw new Error(`key "${key}" was removed: ${REMOVED_KEYS[key]}`);
-  if (KEYS.includes(key) || splitPermission(key)[1]) return;
-  throw new Error(`unknown key "${key}"; run "svc config list" to see every key`);
-}
-
-function splitPermission(key: string): [string, string | undefined] {
-  const match = /^tool_permission\.(\w+)$/.exec(key);
-  return match ? ["tool_permission", match[1]] : [key, undefined];
-}
-
-function parseValue(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function formatValue(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value ?? null);
-}
-
-/** Read-modify-write of one file under its lock; the result is validated before it is written. */
-async function edit(flags: Scope, key: string, value: unknown): Promise<void> {
-  checkKey(key);
-  const worktree = resolveWorktree(flags.path);
-  const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
-  await withFileLock(path, async () => {
-    const current = await readConfigFile(path);
-    const [head, sub] = splitPermission(key);
-    if (sub) {
-      const perms = { ...(current[head] as Record<string, unknown> ?? {}) };
-      if (value === undefined) delete perms[sub];
-      else perms[sub] = value;
-      current[head] = perms;
-    } else if (value === undefined) delete current[key];
-    else current[key] = value;
-    const next = flattenConfig(current);
-    const checked = ConfigSchema.safeParse(next);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new Error(`invalid value for "${key}": ${issue.message}`);
-    }
-    await Deno.mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
-  });
-  console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
 }

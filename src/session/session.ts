@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { TurnError } from "../engine/events.ts";
 import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
+import { ByteList } from "../util/byte_list.ts";
 
 /** A session file that cannot be parsed; it is reported and never overwritten. */
 export class SessionError extends Error {
@@ -15,7 +16,7 @@ export class SessionError extends Error {
  */
 export class Session {
   #data: SessionData;
-  #json = { messages: [] as string[], errors: [] as string[], permissions: [] as string[] };
+  #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
   #ino: number | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   /** Full tool results of this process, by call id, where the stored copy was shaped. */
@@ -56,21 +57,21 @@ export class Session {
     }
     return this.#commit(() => {
       this.#data.messages.push(message);
-      this.#json.messages.push(JSON.stringify(message));
+      this.#json.messages.push(message);
     });
   }
 
   appendError(error: TurnError): Promise<void> {
     return this.#commit(() => {
       this.#data.errors.push(error);
-      this.#json.errors.push(JSON.stringify(error));
+      this.#json.errors.push(error);
     });
   }
 
   appendPermission(record: PermissionRecord): Promise<void> {
     return this.#commit(() => {
       this.#data.permissions.push(record);
-      this.#json.permissions.push(JSON.stringify(record));
+      this.#json.permissions.push(record);
     });
   }
 
@@ -139,20 +140,32 @@ export class Session {
 
   #cache(): void {
     this.#json = {
-      messages: this.#data.messages.map((m) => JSON.stringify(m)),
-      errors: this.#data.errors.map((e) => JSON.stringify(e)),
-      permissions: this.#data.permissions.map((p) => JSON.stringify(p)),
+      messages: new ByteList(this.#data.messages),
+      errors: new ByteList(this.#data.errors),
+      permissions: new ByteList(this.#data.permissions),
     };
   }
 
-  #serialize(): string {
-    const { messages, errors, permissions, ...head } = this.#data;
-    void messages, errors, permissions;
-    const headJson = JSON.stringify(head).slice(0, -1);
-    const list = (items: string[]) => items.length ? `[\n${items.join(",\n")}\n]` : "[]";
-    return `${headJson},"messages":${list(this.#json.messages)},"errors":${
-      list(this.#json.errors)
-    },"permissions":${list(this.#json.permissions)}}\n`;
+  /** The document as byte chunks: head fields, then the three arrays from their caches. */
+  #serialize(): Uint8Array {
+    const { messages: _m, errors: _e, permissions: _p, ...head } = this.#data;
+    const text = (t: string) => new TextEncoder().encode(t);
+    const chunks = [
+      text(`${JSON.stringify(head).slice(0, -1)},"messages":`),
+      ...this.#json.messages.chunks(),
+      text(`,"errors":`),
+      ...this.#json.errors.chunks(),
+      text(`,"permissions":`),
+      ...this.#json.permissions.chunks(),
+      text("}\n"),
+    ];
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
   }
 }
 

@@ -1,0 +1,48 @@
+/** Shared helpers of the benchmark scripts: timing whole processes and summarizing samples. */
+export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+export interface ProcessSample {
+  wall: number;
+  user: number;
+  sys: number;
+  rssKb: number;
+}
+
+/** Runs a command under GNU time and returns wall, CPU and peak RSS. */
+export async function timeProcess(
+  cmd: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<ProcessSample> {
+  const hasTime = await Deno.stat("/usr/bin/time").then(() => true, () => false);
+  const start = performance.now();
+  const out = await new Deno.Command(hasTime ? "/usr/bin/time" : cmd[0], {
+    args: hasTime ? ["-f", "%U %S %M", ...cmd] : cmd.slice(1),
+    cwd: options.cwd,
+    env: options.env,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const wall = performance.now() - start;
+  if (!out.success) {
+    throw new Error(`${cmd.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  const last = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ?? "";
+  const [user, sys, rss] = hasTime ? last.split(" ").map(Number) : [NaN, NaN, NaN];
+  return { wall, user: user * 1000, sys: sys * 1000, rssKb: rss };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Prints one figure line: name, median and the range. */
+export function report(name: string, values: number[], unit = "ms", target?: string): void {
+  const fmt = (v: number) => (unit === "ms" ? v.toFixed(1) : v.toFixed(0));
+  console.log(
+    `${name.padEnd(44)} median ${fmt(median(values))} ${unit}  (min ${
+      fmt(Math.min(...values))
+    }, max ${fmt(Math.max(...values))}, n=${values.length})${target ? `  target ${target}` : ""}`,
+  );
+}

@@ -1,0 +1,32 @@
+/**
+ * `deno task compile`: builds the single `svc` binary with `deno compile`. Honours DENORT_BIN
+ * (a local denort base binary) for machines that cannot download one. Bundled plugins are
+ * included so dynamic imports of their entries resolve inside the binary.
+ */
+const out = Deno.args[0] ?? "dist/svc";
+const env: Record<string, string> = {};
+const denort = Deno.env.get("DENORT_BIN");
+if (denort) env.DENORT_BIN = denort;
+const args = [
+  "compile",
+  "-A",
+  "--include",
+  "plugins",
+  "--output",
+  out,
+  "main.ts",
+];
+console.error(`deno ${args.join(" ")}${denort ? ` (DENORT_BIN=${denort})` : ""}`);
+const status = await new Deno.Command(Deno.execPath(), {
+  args,
+  env,
+  stdout: "inherit",
+  stderr: "inherit",
+})
+  .spawn().status;
+if (!status.success) {
+  console.error(
+    "compile failed; without network access set DENORT_BIN to a denort binary of the same Deno version",
+  );
+}
+Deno.exit(status.code);

@@ -1,0 +1,104 @@
+import { dirname } from "node:path";
+import { configPaths, flattenConfig, loadConfig, readConfigFile } from "../config/load.ts";
+import { ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
+import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
+import { resolveWorktree } from "./compose.ts";
+import type { ConfigScope } from "./config_cmd.ts";
+
+const KEYS = Object.keys(ConfigSchema.shape);
+
+/** `svc config list`: the effective configuration, or the raw global file with --global. */
+export async function list(flags: ConfigScope): Promise<void> {
+  const worktree = resolveWorktree(flags.path);
+  const value = flags.global
+    ? await readConfigFile(configPaths(worktree).global)
+    : await loadConfig(worktree);
+  if (flags.json) console.log(JSON.stringify(value, null, 2));
+  else for (const [k, v] of Object.entries(value)) console.log(`${k} = ${JSON.stringify(v)}`);
+}
+
+/** `svc config get <key>`. */
+export async function get(key: string, flags: ConfigScope): Promise<void> {
+  const worktree = resolveWorktree(flags.path);
+  const config = flags.global
+    ? await readConfigFile(configPaths(worktree).global)
+    : await loadConfig(worktree) as Record<string, unknown>;
+  const value = lookup(config, key);
+  console.log(flags.json ? JSON.stringify(value ?? null) : formatValue(value));
+}
+
+/** `svc config set <key> <value>`. */
+export function set(key: string, value: string, flags: ConfigScope): Promise<void> {
+  return edit(flags, key, parseValue(value));
+}
+
+/** `svc config unset <key>`. */
+export function unset(key: string, flags: ConfigScope): Promise<void> {
+  return edit(flags, key, undefined);
+}
+
+/** `svc config path`. */
+export function path(flags: ConfigScope): Promise<void> {
+  const paths = configPaths(resolveWorktree(flags.path));
+  console.log(
+    flags.json ? JSON.stringify(paths) : `global ${paths.global}\nlocal  ${paths.local}`,
+  );
+  return Promise.resolve();
+}
+function lookup(config: Record<string, unknown>, key: string): unknown {
+  checkKey(key);
+  if (key in config) return config[key];
+  const [head, sub] = splitPermission(key);
+  if (sub) return (config[head] as Record<string, unknown> | undefined)?.[sub];
+  return undefined;
+}
+
+function checkKey(key: string): void {
+  if (key in REMOVED_KEYS) throw new Error(`key "${key}" was removed: ${REMOVED_KEYS[key]}`);
+  if (KEYS.includes(key) || splitPermission(key)[1]) return;
+  throw new Error(`unknown key "${key}"; run "svc config list" to see every key`);
+}
+
+function splitPermission(key: string): [string, string | undefined] {
+  const match = /^tool_permission\.(\w+)$/.exec(key);
+  return match ? ["tool_permission", match[1]] : [key, undefined];
+}
+
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value ?? null);
+}
+
+/** Read-modify-write of one file under its lock; the result is validated before it is written. */
+async function edit(flags: ConfigScope, key: string, value: unknown): Promise<void> {
+  checkKey(key);
+  const worktree = resolveWorktree(flags.path);
+  const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
+  await withFileLock(path, async () => {
+    const current = await readConfigFile(path);
+    const [head, sub] = splitPermission(key);
+    if (sub) {
+      const perms = { ...(current[head] as Record<string, unknown> ?? {}) };
+      if (value === undefined) delete perms[sub];
+      else perms[sub] = value;
+      current[head] = perms;
+    } else if (value === undefined) delete current[key];
+    else current[key] = value;
+    const next = flattenConfig(current);
+    const checked = ConfigSchema.safeParse(next);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new Error(`invalid value for "${key}": ${issue.message}`);
+    }
+    await Deno.mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+  });
+  console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
+}
