@@ -11,8 +11,11 @@ import {
   updatePlugin,
 } from "../plugin/mod.ts";
 
-/** Overrides for tests; the product uses the repository's bundled `plugins/` folder. */
+/** Options of `pluginsCommand`. */
 export interface PluginsCommandOptions {
+  /** Receives the exit code of a failed subcommand (1); without it commander's `error()` exits. */
+  setExit?(code: number): void;
+  /** Test override of the bundled root (default: the repository's `plugins/` folder). */
   bundledDir?: string;
 }
 
@@ -23,7 +26,11 @@ interface PathFlags {
 /** `svc plugins`: list, install, update, uninstall and test plugins. */
 export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
   const plugins = new Command("plugins").description("Manage plugins");
-  const roots = (flags: PathFlags) => ({ ...options, worktree: worktreeOf(flags) });
+  const roots = (flags: PathFlags) => ({
+    bundledDir: options.bundledDir,
+    worktree: worktreeOf(flags),
+  });
+  const guard = (cmd: Command, fn: () => Promise<void>) => runGuarded(cmd, fn, options.setExit);
   const sub = (spec: string, description: string) =>
     plugins.command(spec).description(description)
       .option("--path <dir>", "worktree folder (default: current folder)");
@@ -107,19 +114,24 @@ interface InstallFlags extends PathFlags {
   force?: boolean;
 }
 
-/** The worktree: `--path`, else the folder a `deno task` was started from, else the cwd. */
+/** The worktree: `--path`, else the current folder. */
 function worktreeOf(flags: PathFlags): string {
-  const fromTask = Deno.env.get("SVC_FROM_TASK") ? Deno.env.get("INIT_CWD") : undefined;
-  return resolve(flags.path ?? fromTask ?? Deno.cwd());
+  return resolve(flags.path ?? Deno.cwd());
 }
 
 /** Runs an action; any failure becomes one `error: ...` line on stderr and exit code 1. */
-async function guard(cmd: Command, fn: () => Promise<void>): Promise<void> {
+async function runGuarded(
+  cmd: Command,
+  fn: () => Promise<void>,
+  setExit?: (code: number) => void,
+): Promise<void> {
   try {
     await fn();
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    cmd.error(`error: ${message.split("\n")[0]}`, { exitCode: 1, code: "svc.plugins" });
+    const line = `error: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`;
+    if (!setExit) cmd.error(line, { exitCode: 1, code: "svc.plugins" });
+    console.error(line);
+    setExit(1);
   }
 }
 

@@ -29,7 +29,7 @@ export interface PluginInfo {
 /** Options of `loadPlugins`: the roots plus the config `plugins` list (empty loads all). */
 export interface LoadOptions extends RootOptions {
   names: readonly string[];
-  /** Longest wait for one entry import or one hook, in milliseconds (default 10000). */
+  /** Longest wait for one entry import or one hook, in milliseconds (default 30 s and 10 s). */
   timeoutMs?: number;
 }
 
@@ -46,9 +46,9 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const candidates = await discoverPlugins(options);
   const wanted = new Set(options.names);
   const enabled = (c: Candidate) => c.state === "ok" && (wanted.size === 0 || wanted.has(c.name));
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeouts = { import: options.timeoutMs ?? 30_000, hook: options.timeoutMs ?? 10_000 };
   const active = candidates.filter(enabled);
-  const outcomes = await Promise.all(active.map((c) => activate(c, timeoutMs)));
+  const outcomes = await Promise.all(active.map((c) => activate(c, timeouts)));
   const result: LoadResult = { plugins: [], ...emptyRegistrations() };
   const errors = new Map<Candidate, string>();
   active.forEach((candidate, i) => {
@@ -97,11 +97,14 @@ function orderForDisplay(candidates: Candidate[]): Candidate[] {
 }
 
 /** Imports the entry and runs each exported hook; returns registrations or an error message. */
-async function activate(c: Candidate, timeoutMs: number): Promise<Registrations | string> {
+async function activate(
+  c: Candidate,
+  timeouts: { import: number; hook: number },
+): Promise<Registrations | string> {
   let mod: Record<string, unknown>;
   try {
     const url = pathToFileURL(c.entryPath!).href;
-    mod = await withTimeout(import(url), timeoutMs);
+    mod = await withTimeout(import(url), timeouts.import);
   } catch (err) {
     return `Import failed: ${firstLine(err)}`;
   }
@@ -113,7 +116,7 @@ async function activate(c: Candidate, timeoutMs: number): Promise<Registrations 
     const list: unknown[] = [];
     const { registrar, seal } = makeRegistrar(kind, key, list);
     try {
-      await withTimeout(Promise.resolve(fn(registrar)), timeoutMs);
+      await withTimeout(Promise.resolve(fn(registrar)), timeouts.hook);
     } catch (err) {
       return `${hook} failed: ${err instanceof Error ? err.message : String(err)}`;
     } finally {

@@ -15,8 +15,8 @@ export interface SourceRecord {
 /** Name of the source record file inside an installed plugin. */
 export const SOURCE_FILE = ".svc-source.json";
 
-/** Folders never copied from a local source. */
-const SKIPPED = new Set([".git", "node_modules", SOURCE_FILE]);
+/** Entries never copied from a local source. */
+const SKIPPED = new Set([".git", ".svc", "node_modules", SOURCE_FILE]);
 
 /**
  * Classifies an install source: URLs (`https:`, `ssh:`, `git:`, `file:`), scp-style `user@host:path`
@@ -61,7 +61,7 @@ export async function fetchSource(source: string, into: string): Promise<SourceR
       throw new Error(`Cannot install from ${source}: no such folder`);
     }
     if (!info.isDirectory) throw new Error(`Cannot install from ${source}: not a folder`);
-    await copyDir(from, into);
+    await copyDir(from, into, into);
     return { source: from, type, installed_at };
   }
   // A `*.git` folder given as a path is cloned from its absolute location.
@@ -92,15 +92,18 @@ async function git(args: string[], failure: string): Promise<string> {
   return new TextDecoder().decode(output.stdout);
 }
 
-/** Copies a folder tree; symbolic links are recreated as links, never followed. */
-async function copyDir(from: string, to: string): Promise<void> {
+/**
+ * Copies a folder tree; symbolic links are recreated as links, never followed. `staging` is
+ * never copied into itself (installing a folder that contains the plugin root).
+ */
+async function copyDir(from: string, to: string, staging: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
-    if (SKIPPED.has(entry.name)) continue;
     const source = join(from, entry.name);
+    if (SKIPPED.has(entry.name) || source === staging) continue;
     const target = join(to, basename(entry.name));
     if (entry.isSymlink) await Deno.symlink(await Deno.readLink(source), target);
-    else if (entry.isDirectory) await copyDir(source, target);
+    else if (entry.isDirectory) await copyDir(source, target, staging);
     else if (entry.isFile) await Deno.copyFile(source, target);
   }
 }

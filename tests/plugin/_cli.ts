@@ -2,4 +2,7 @@
 import { pluginsCommand } from "../../src/cli/plugins_cmd.ts";
 
 const bundledDir = Deno.env.get("SVC_TEST_BUNDLED_DIR") || undefined;
-await pluginsCommand({ bundledDir }).parseAsync(Deno.args, { from: "user" });
+const setExit = (code: number) => {
+  Deno.exitCode = code;
+};
+await pluginsCommand({ bundledDir, setExit }).parseAsync(Deno.args, { from: "user" });

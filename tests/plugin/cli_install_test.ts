@@ -201,3 +201,21 @@ Deno.test("plugins install --deps caches declared requirements", async () => {
     stderr: "",
   });
 });
+
+Deno.test("plugins install of the worktree itself copies the plugin, not svc's own folders", async () => {
+  await using t = await makeLayout();
+  await writeToolPlugin(t.base, "work", "self_tool");
+  await writePlugin(t.worktree, ".", { "node_modules/x/index.js": "", ".svc/config.json": "{}" });
+  const run = await runCli(t, ["install", "."]);
+  const dir = join(t.localDir, "work");
+  assert.deepEqual(run, {
+    code: 0,
+    stdout: `Installed work 1.0.0 (local) at ${dir}\n`,
+    stderr: "",
+  });
+  assert.deepEqual((await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort(), [
+    ".svc-source.json",
+    "manifest.json",
+    "mod.ts",
+  ]);
+});
