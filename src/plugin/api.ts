@@ -5,6 +5,7 @@
  */
 import type { Tool } from "../tool/types.ts";
 export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
+export { bashAllowed } from "../policy/bash_allow.ts";
 
 /** A provider added by a plugin: id, default base address and default model. */
 export interface ProviderDef {

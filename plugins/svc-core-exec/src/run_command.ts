@@ -1,0 +1,41 @@
+/** The run_command tool: one shell command in the worktree, gated by bash_allow. */
+import { z } from "zod";
+import { bashAllowed, type Tool } from "../../../src/plugin/api.ts";
+import { runShell } from "./shell.ts";
+
+const schema = z.object({
+  command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),
+  timeout: z.number().positive().optional().describe("seconds; default 120, max 600"),
+});
+
+/** Decides the bash_allow part of the policy: denied, or undefined to keep the bash action. */
+export function resolveBashAllow(
+  command: string,
+  allow: string[] | undefined,
+  worktree: string,
+): "deny" | undefined {
+  if (!allow?.length) return undefined;
+  return bashAllowed(command, allow, worktree).ok ? undefined : "deny";
+}
+
+/** run_command: exit code, stdout and stderr of a shell command; the process group dies on timeout. */
+export const runCommandTool: Tool = {
+  name: "run_command",
+  category: "bash",
+  description:
+    "Run a shell command in the worktree (bash -c, stdin empty). Returns exit code, stdout and " +
+    "stderr. Background processes are killed when the command ends.",
+  schema,
+  aliases: ["bash", "exec"],
+  argAliases: { cmd: "command" },
+  resolvePolicy(args, worktree) {
+    return resolveBashAllow(String(args.command ?? ""), args._permissions.bash_allow, worktree);
+  },
+  run(args, ctx) {
+    return runShell(args.command as string, {
+      cwd: ctx.worktree,
+      timeoutS: args.timeout as number | undefined,
+      signal: ctx.signal,
+    });
+  },
+};

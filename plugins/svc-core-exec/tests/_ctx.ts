@@ -1,0 +1,40 @@
+/** Test helpers shared by the exec, git and dev plugin tests: a ToolContext and temp worktrees. */
+import { ConfigSchema } from "../../../src/config/schema.ts";
+import type { ToolContext } from "../../../src/plugin/api.ts";
+
+/** A headless ToolContext for `worktree`; `config` entries override the defaults. */
+export function makeContext(
+  worktree: string,
+  options: { signal?: AbortSignal; config?: Record<string, unknown> } = {},
+): ToolContext {
+  return {
+    worktree,
+    signal: options.signal ?? new AbortController().signal,
+    config: ConfigSchema.parse(options.config ?? {}),
+    session: "test",
+    headless: true,
+    ask: () => Promise.resolve(null),
+    status: () => {},
+  };
+}
+
+/** A canonical temp folder, removed by the returned disposer. */
+export function tempWorktree(): { dir: string; [Symbol.dispose](): void } {
+  const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "svc-test-" }));
+  return { dir, [Symbol.dispose]: () => Deno.removeSync(dir, { recursive: true }) };
+}
+
+/** True while `pid` is a live (non-zombie) process. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Text content of a tool result. */
+export function text(result: string | { content: string }): string {
+  return typeof result === "string" ? result : result.content;
+}

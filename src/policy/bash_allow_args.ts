@@ -1,0 +1,233 @@
+/**
+ * Argument checks for commands that can run programs or write files through their arguments
+ * (find, sed, awk, git, interpreters, package runners, file writers). Each returns the rule it
+ * breaks, or null.
+ */
+import type { Word } from "./bash_allow_lex.ts";
+import type { RuleId } from "./bash_allow_rules.ts";
+import {
+  EXEC_OPTIONS,
+  FIND_ACTIONS,
+  INLINE_CODE,
+  WRAPPER_SUBCOMMANDS,
+  WRITERS,
+} from "./bash_allow_tables.ts";
+
+/** Tells whether a literal path, resolved from every possible cwd, stays inside the worktree. */
+export type PathCheck = (path: string) => boolean;
+
+/** Runs the argument checks of command `name` on `args`. */
+export function checkArguments(name: string, args: Word[], inside: PathCheck): RuleId | null {
+  const words = args.map((w) => w.text);
+  const literal = args.every((w) => !w.expands && !w.glob);
+  const runners = WRAPPER_SUBCOMMANDS[name];
+  if (runners && words.some((w) => runners.includes(w))) return "wrapper";
+  if (name === "printf" && words[0]?.startsWith("-v")) return "shell_state";
+  if (name === "python") return literal ? checkPython(words) : "dynamic_args";
+  if (INLINE_CODE[name]) {
+    if (!literal) return "dynamic_args";
+    return words.some((w) => optionHit(w, INLINE_CODE[name])) ? "inline_code" : null;
+  }
+  if (EXEC_OPTIONS[name]) {
+    if (!literal) return "dynamic_args";
+    const oldStyle = name === "tar" && words[0] && !words[0].startsWith("-")
+      ? ["-" + words[0]]
+      : [];
+    if ([...oldStyle, ...words].some((w) => optionHit(w, EXEC_OPTIONS[name]))) return "exec_option";
+  }
+  if (WRITERS.has(name)) return checkWriter(name, args, inside);
+  if (name === "find") {
+    if (!literal) return "dynamic_args";
+    return words.some((w) => FIND_ACTIONS.some((a) => w.startsWith(a))) ? "find_exec" : null;
+  }
+  if (name === "sed") return literal ? checkSed(words) : "dynamic_args";
+  if (/^[gmn]?awk$/.test(name)) return literal ? checkAwk(words) : "dynamic_args";
+  if (name === "git") return literal ? checkGit(words) : "dynamic_args";
+  return null;
+}
+
+/** `--long` matches itself and `--long=...`; `-x` matches any short cluster holding x. */
+function optionHit(arg: string, options: string[]): boolean {
+  return options.some((o) => {
+    if (o.startsWith("--")) return arg === o || arg.startsWith(o + "=");
+    if (o.length === 2 && o.startsWith("-")) {
+      return arg.startsWith("-") && !arg.startsWith("--") && arg.includes(o[1]);
+    }
+    return arg === o || (o.startsWith("-") && arg.startsWith(o));
+  });
+}
+
+/** python: options before the script or `-m module` may not include `-c`. */
+function checkPython(words: string[]): RuleId | null {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === "--" || !w.startsWith("-") || w.startsWith("--")) return null;
+    for (const ch of w.slice(1)) {
+      if (ch === "c") return "inline_code";
+      if (ch === "m") return null;
+      if (ch === "W" || ch === "X") {
+        if (w.endsWith(ch)) i++;
+        break;
+      }
+    }
+  }
+  return null;
+}
+
+/** Path operands and option values of file writers must be literal and inside the worktree. */
+function checkWriter(name: string, args: Word[], inside: PathCheck): RuleId | null {
+  let options = true;
+  for (const arg of args) {
+    if (arg.expands) return "write_path";
+    const w = arg.text;
+    if (options && w === "--") {
+      options = false;
+      continue;
+    }
+    let path = w;
+    if (options && w.startsWith("-") && w !== "-") {
+      const eq = w.indexOf("=");
+      if (w.startsWith("--") && eq > 0) path = w.slice(eq + 1);
+      else if (w.includes("/")) return "write_path";
+      else continue;
+    } else if (name === "dd") {
+      if (!w.startsWith("of=")) continue;
+      path = w.slice(3);
+    }
+    if (!inside(path)) return "write_path";
+  }
+  return null;
+}
+
+const SED_SIMPLE = "pdDnNPgGhHx=lzF{}";
+
+/** Accepts only sed scripts built from commands that neither run programs nor write files. */
+function checkSed(words: string[]): RuleId | null {
+  const scripts: string[] = [];
+  let i = 0;
+  for (; i < words.length; i++) {
+    const w = words[i];
+    if (w === "--") {
+      i++;
+      break;
+    }
+    if (w === "--expression") scripts.push(words[++i] ?? "");
+    else if (w.startsWith("--expression=")) scripts.push(w.slice(13));
+    else if (
+      /^--(quiet|silent|regexp-extended|posix|debug|null-data|separate|unbuffered|sandbox)$/.test(w)
+    ) continue;
+    else if (w.startsWith("--")) return "sed_exec";
+    else if (w.startsWith("-") && w !== "-") {
+      const m = /^-([nErsuz]*)(e(.*))?$/.exec(w);
+      if (!m) return "sed_exec";
+      if (m[2] !== undefined) scripts.push(m[3] !== "" ? m[3] : words[++i] ?? "");
+    } else break;
+  }
+  if (!scripts.length) scripts.push(words[i] ?? "");
+  return scripts.every(sedScriptSafe) ? null : "sed_exec";
+}
+
+/** Parses a sed script: addresses, simple commands, s and y; rejects e, w, W and unknowns. */
+export function sedScriptSafe(script: string): boolean {
+  let i = 0;
+  const delimited = (): boolean => {
+    const delim = script[i];
+    if (delim === undefined || delim === "\\") return false;
+    i++;
+    while (i < script.length && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
+    if (i >= script.length) return false;
+    i++;
+    return true;
+  };
+  while (i < script.length) {
+    while (" ;\t".includes(script[i] ?? "x")) i++;
+    if (i >= script.length) return true;
+    for (let part = 0; part < 2; part++) {
+      if (script[i] === "/" || script[i] === "\\") {
+        if (script[i] === "\\") i++;
+        if (!delimited()) return false;
+      } else while (/[0-9$~+]/.test(script[i] ?? "")) i++;
+      if (script[i] !== "," || part === 1) break;
+      i++;
+    }
+    while (" !".includes(script[i] ?? "x")) i++;
+    const cmd = script[i++];
+    if (cmd === undefined) return false;
+    if (SED_SIMPLE.includes(cmd) || cmd === "q" || cmd === "Q") {
+      while (/[0-9 ]/.test(script[i] ?? "")) i++;
+    } else if ("aicrR".includes(cmd)) return true; // text or a file to read: the rest is an argument
+    else if ("btT:".includes(cmd)) {
+      while (i < script.length && script[i] !== ";") i++;
+    } else if (cmd === "s" || cmd === "y") {
+      if (!delimited()) return false;
+      i--;
+      if (!delimited()) return false;
+      if (cmd === "s") { while (/[gpiImM0-9]/.test(script[i] ?? "")) i++; }
+      if (i < script.length && !" ;}".includes(script[i])) return false;
+    } else return false;
+  }
+  return true;
+}
+
+/** awk: only -F and -v options; no system(), pipes, output redirection or extensions. */
+function checkAwk(words: string[]): RuleId | null {
+  let i = 0;
+  for (; i < words.length; i++) {
+    const w = words[i];
+    if (w === "--") {
+      i++;
+      break;
+    }
+    if (w === "-F" || w === "-v") i++;
+    else if (w.startsWith("-F") || w.startsWith("-v")) continue;
+    else if (w.startsWith("-")) return "awk_exec";
+    else break;
+  }
+  const program = words[i] ?? "";
+  return /system|[|>@]/.test(program) ? "awk_exec" : null;
+}
+
+const GIT_GLOBAL_OK = new Set(["--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"]);
+const GIT_DENIED_SUBCOMMANDS = new Set(
+  ("difftool mergetool filter-branch bisect submodule daemon instaweb web--browse credential " +
+    "upload-pack receive-pack shell fsmonitor--daemon archimport cvsimport svn p4 send-email")
+    .split(" "),
+);
+const GIT_DENIED_OPTIONS = [
+  "--output",
+  "--ext-diff",
+  "--textconv",
+  "--upload-pack",
+  "--receive-pack",
+  "--exec",
+  "--config",
+  "--config-env",
+  "--template",
+  "--open-files-in-pager",
+];
+const GIT_SHORT_DENIED: Record<string, string[]> = {
+  clone: ["-c", "-u"],
+  grep: ["-O"],
+  rebase: ["-x"],
+  fetch: ["-u"],
+  pull: ["-u"],
+};
+
+/** git: no global options but a few, no program-running subcommands or options. */
+function checkGit(words: string[]): RuleId | null {
+  let i = 0;
+  while (i < words.length && words[i].startsWith("-")) {
+    if (!GIT_GLOBAL_OK.has(words[i])) return "git_option";
+    i++;
+  }
+  const sub = words[i] ?? "";
+  const rest = words.slice(i + 1);
+  if (GIT_DENIED_SUBCOMMANDS.has(sub)) return "git_option";
+  if (sub === "config" && !/^(--get(-all|-regexp)?|--list|-l)$/.test(rest[0] ?? "")) {
+    return "git_option";
+  }
+  const denied = [...GIT_DENIED_OPTIONS, ...(GIT_SHORT_DENIED[sub] ?? [])];
+  const end = rest.indexOf("--");
+  const options = end < 0 ? rest : rest.slice(0, end);
+  return options.some((w) => optionHit(w, denied)) ? "git_option" : null;
+}

@@ -1,0 +1,155 @@
+/**
+ * Adversarial bash_allow suite. Every attack is first run by bash directly to prove it really
+ * creates the canary; bash_allow must deny it even though the allowlist names the wrappers.
+ * Tricky commands that pass are then run through run_command: no canary may appear.
+ */
+import assert from "node:assert/strict";
+import { bashAllowed } from "../../src/policy/bash_allow.ts";
+import { runCommandTool } from "../../plugins/svc-core-exec/src/run_command.ts";
+import { makeContext } from "../../plugins/svc-core-exec/tests/_ctx.ts";
+
+const ALLOW = [
+  "ls",
+  "echo",
+  "cat",
+  "grep",
+  "head",
+  "tee",
+  "cd",
+  "git status",
+  "git",
+  "env",
+  "xargs",
+  "sh",
+  "bash",
+  "eval",
+  "exec",
+  "command",
+  "timeout",
+  "nohup",
+  "find",
+  "sed",
+  "awk",
+  "python3",
+];
+
+/** [family, command, canary location relative to the worktree] */
+const ATTACKS: [string, string, string][] = [
+  ["chain ;", "ls; touch CANARY", "CANARY"],
+  ["chain &&", "ls&&touch CANARY", "CANARY"],
+  ["chain ||", "ls missing || touch CANARY", "CANARY"],
+  ["chain &", "ls & touch CANARY", "CANARY"],
+  ["pipe", "ls | touch CANARY", "CANARY"],
+  ["pipe |&", "ls |& touch CANARY", "CANARY"],
+  ["newline", "ls\ntouch CANARY", "CANARY"],
+  ["substitution", "echo $(touch CANARY)", "CANARY"],
+  ["substitution in quotes", 'echo "$(touch CANARY)"', "CANARY"],
+  ["backticks", "echo `touch CANARY`", "CANARY"],
+  ["backticks in quotes", 'echo "`touch CANARY`"', "CANARY"],
+  ["arithmetic", "echo $(( $(touch CANARY) 1 ))", "CANARY"],
+  ["process substitution <()", "cat <(touch CANARY)", "CANARY"],
+  ["process substitution >()", "echo x > >(touch CANARY); sleep 0.2", "CANARY"],
+  ["here-string", "cat <<< $(touch CANARY)", "CANARY"],
+  ["redirect outside", "echo x > ../CANARY", "../CANARY"],
+  ["redirect append outside", "echo x >> ../CANARY", "../CANARY"],
+  ["redirect clobber outside", "echo x >| ../CANARY", "../CANARY"],
+  ["redirect both outside", "echo x &> ../CANARY", "../CANARY"],
+  ["redirect via symlink", "echo x > up/CANARY", "../CANARY"],
+  ["tee outside", "echo x | tee ../CANARY", "../CANARY"],
+  ["cd out", "cd .. && echo x > CANARY", "../CANARY"],
+  ["env wrapper", "env touch CANARY", "CANARY"],
+  ["xargs wrapper", "echo CANARY | xargs touch", "CANARY"],
+  ["sh -c", "sh -c 'touch CANARY'", "CANARY"],
+  ["bash -c", "bash -c 'touch CANARY'", "CANARY"],
+  ["pipe into sh", "echo touch CANARY | sh", "CANARY"],
+  ["eval", "eval touch CANARY", "CANARY"],
+  ["exec", "exec touch CANARY", "CANARY"],
+  ["command", "command touch CANARY", "CANARY"],
+  ["timeout", "timeout 5 touch CANARY", "CANARY"],
+  ["find -exec", "find . -maxdepth 0 -exec touch CANARY \\;", "CANARY"],
+  ["find -execdir", "find . -maxdepth 0 -execdir touch CANARY \\;", "CANARY"],
+  ["sed e command", "sed -n '1e touch CANARY' f.txt", "CANARY"],
+  ["sed s///e", "sed -n 's/.*/touch CANARY/ep' f.txt", "CANARY"],
+  ["sed w", "sed -n 'w CANARY' f.txt", "CANARY"],
+  ["sed -i", "sed -i 's/a/b/' ../outside.txt && touch CANARY", "CANARY"],
+  ["awk system", "awk 'BEGIN{system(\"touch CANARY\")}'", "CANARY"],
+  ["awk redirect", "awk 'BEGIN{print 1 > \"CANARY\"}'", "CANARY"],
+  ["git -c alias", "git -c alias.x='!touch CANARY' x", "CANARY"],
+  ["python -c", 'python3 -c \'open("CANARY", "w")\'', "CANARY"],
+  ["assignment changes lookup", "PATH=.:$PATH ls", "CANARY"],
+  ["variable command word", "$0 -c 'touch CANARY'", "CANARY"],
+  ["function definition", "ls() { touch CANARY; }; ls", "CANARY"],
+  ["subshell", "(touch CANARY)", "CANARY"],
+  ["glob command word", "/usr/bin/tou?h CANARY", "CANARY"],
+  ["brace command word", "{touch,CANARY}", "CANARY"],
+];
+
+const TRICKY_BUT_ALLOWED = [
+  "echo 'a; touch CANARY'",
+  'echo "a && touch CANARY"',
+  "echo a\\;touch CANARY",
+  "echo '$(touch CANARY)'",
+  'echo "\\$(touch CANARY)"',
+  "echo '`touch CANARY`'",
+  "grep -c 'x|touch CANARY' f.txt",
+  "echo '|' '&&' ';' \"||\" '>' ../CANARY",
+  "echo a#b > sub/out.txt 2>&1",
+  "cat f.txt | head -1 > out.txt",
+  "ls *.txt | grep -v CANARY",
+  "cd sub && echo $HOME > here.txt",
+  "git status -s 2>/dev/null | head -5",
+  "find . -name '*.txt' -newer f.txt",
+  "sed -n 's/a/touch CANARY/p' f.txt",
+  "awk '{print \"touch CANARY\"}' f.txt",
+];
+
+function setup(): { root: string; wt: string; [Symbol.dispose](): void } {
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "svc-adv-" }));
+  const wt = `${root}/wt`;
+  Deno.mkdirSync(`${wt}/sub`, { recursive: true });
+  Deno.writeTextFileSync(`${wt}/f.txt`, "a line\n");
+  Deno.writeTextFileSync(`${root}/outside.txt`, "a\n");
+  Deno.writeTextFileSync(`${wt}/ls`, "#!/bin/sh\ntouch CANARY\n", { mode: 0o755 });
+  Deno.symlinkSync("..", `${wt}/up`);
+  return { root, wt, [Symbol.dispose]: () => Deno.removeSync(root, { recursive: true }) };
+}
+
+const present = (path: string) => {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+Deno.test("bash_allow denies every bypass family, each proven to work when run directly", async () => {
+  using t = setup();
+  for (const [family, command, canary] of ATTACKS) {
+    const target = `${t.wt}/${canary}`;
+    await new Deno.Command("bash", {
+      args: ["-c", command],
+      cwd: t.wt,
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    assert.equal(present(target), true, `${family}: the attack itself should create the canary`);
+    Deno.removeSync(target);
+    const verdict = bashAllowed(command, ALLOW, t.wt);
+    assert.equal(verdict.ok, false, `${family}: ${JSON.stringify(command)} passed`);
+  }
+});
+
+Deno.test("bash_allow passes tricky but safe commands and running them creates no canary", async () => {
+  using t = setup();
+  const ctx = makeContext(t.wt);
+  for (const command of TRICKY_BUT_ALLOWED) {
+    const verdict = bashAllowed(command, ALLOW, t.wt);
+    assert.equal(verdict.ok, true, `${JSON.stringify(command)}: ${verdict.reason}`);
+    const result = await runCommandTool.run({ command }, ctx);
+    assert.equal(typeof result === "string" ? true : result.ok !== false, true, command);
+    assert.equal(present(`${t.wt}/CANARY`) || present(`${t.root}/CANARY`), false, command);
+    assert.equal(present(`${t.wt}/sub/CANARY`), false, command);
+  }
+});
