@@ -6,8 +6,7 @@ import type { EngineDeps } from "./context_types.ts";
 import type { Action, AskRequest, ToolContext, ToolOutput } from "../tool/types.ts";
 import { normalizeToolCall } from "../tool/normalize.ts";
 import { truncateAtLine } from "../tool/text.ts";
-import { decide } from "../policy/evaluate.ts";
-import { pointsOutside } from "../policy/scope.ts";
+import { judgeToolCall } from "./judge.ts";
 
 /** The result fed back when an ask-gated call is not approved. */
 export const CANCELLED = "[cancelled]";
@@ -62,19 +61,7 @@ export async function executeToolCall(
     audit.reason = normalized.tool ? "invalid arguments" : "unknown tool";
   } else {
     const tool = normalized.tool;
-    const permissions = deps.config.tool_permission;
-    const verdict = decide({
-      tool: tool.name,
-      category: tool.category,
-      permissions,
-      toolsAllow: deps.config["tools.allow"],
-      toolsDeny: deps.config["tools.deny"],
-      mode: deps.mode ?? deps.config.mode,
-      outsideWorktree: tool.pathArgs
-        ? pointsOutside(deps.worktree, tool.pathArgs.map((k) => args[k]))
-        : false,
-      resolved: tool.resolvePolicy?.({ ...args, _permissions: permissions }, deps.worktree),
-    });
+    const verdict = judgeToolCall(tool, args, deps);
     audit.action = verdict.action;
     audit.reason = verdict.reason;
     decision = verdict.action;

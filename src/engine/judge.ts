@@ -1,0 +1,37 @@
+import type { Config } from "../config/schema.ts";
+import { decide, type Decision } from "../policy/evaluate.ts";
+import { pointsOutside } from "../policy/scope.ts";
+import type { Tool } from "../tool/types.ts";
+
+/** What the policy needs from an engine (or any other caller of tools) besides the call itself. */
+export interface PolicyScope {
+  config: Config;
+  /** Absolute, canonical worktree. */
+  worktree: string;
+  mode?: "plan" | "build";
+}
+
+/**
+ * The policy verdict for one normalized tool call: name lists, mode, category action, the tool's
+ * own resolver and worktree scoping. Shared by the agent loop and the MCP server so no caller can
+ * assemble a weaker policy input.
+ */
+export function judgeToolCall(
+  tool: Tool,
+  args: Record<string, unknown>,
+  scope: PolicyScope,
+): Decision {
+  const permissions = scope.config.tool_permission;
+  return decide({
+    tool: tool.name,
+    category: tool.category,
+    permissions,
+    toolsAllow: scope.config["tools.allow"],
+    toolsDeny: scope.config["tools.deny"],
+    mode: scope.mode ?? scope.config.mode,
+    outsideWorktree: tool.pathArgs
+      ? pointsOutside(scope.worktree, tool.pathArgs.map((k) => args[k]))
+      : false,
+    resolved: tool.resolvePolicy?.({ ...args, _permissions: permissions }, scope.worktree),
+  });
+}
