@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { readSourceRecord } from "../../src/plugin/source.ts";
 import { git, makeLayout, manifest, runCli, writePlugin, writeToolPlugin } from "./_helpers.ts";
 
@@ -50,23 +51,14 @@ Deno.test("plugins install copies a local folder, records its source and refuses
       status: "disabled",
       message: "Not in the plugins config list",
     },
-    ...[
-      "svc-core-fs",
-      "svc-core-edit",
-      "svc-core-exec",
-      "svc-core-git",
-      "svc-core-dev",
-    ]
-      .concat(["svc-core-web", "svc-core-mcp", "svc-core-eval"]).map((
-        name,
-      ) => ({
-        name,
-        version: "",
-        origin: null,
-        dir: null,
-        status: "errored",
-        message: "Not found in the bundled, global or local plugin folders",
-      })),
+    ...BUNDLED_PLUGINS.map((name) => ({
+      name,
+      version: "",
+      origin: null,
+      dir: null,
+      status: "errored",
+      message: "Not found in the bundled, global or local plugin folders",
+    })),
   ]);
 });
 
