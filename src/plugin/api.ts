@@ -48,11 +48,69 @@ export interface SkillDef {
   tags?: string[];
 }
 
+/** A tool as a service sees it: the JSON schema of its arguments instead of the zod one. */
+export interface ServiceToolInfo {
+  name: string;
+  category: Tool["category"];
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** The outcome of a service's tool call; `ok: false` marks an error result, refusals included. */
+export interface ServiceToolResult {
+  content: string;
+  ok: boolean;
+}
+
+/**
+ * The tools a service may expose: the policy-filtered registered tools. Every call is normalized,
+ * policy-checked (ask runs only when `mcp_server.allow_ask` is true, deny never), audited and
+ * serialized with `/chat` turns. Never throws for tool failures; they come back as results.
+ */
+export interface ServiceTools {
+  list(): ServiceToolInfo[];
+  call(name: string, args: unknown, signal: AbortSignal): Promise<ServiceToolResult>;
+}
+
+/** Saved sessions, read-only: serving never mutates a session. */
+export interface ServiceSessions {
+  /** Saved session names, sorted. */
+  list(): Promise<string[]>;
+  /** The stored session document; rejects when the name is invalid or not saved. */
+  read(name: string): Promise<unknown>;
+}
+
+/** An HTTP endpoint mounted by `svc serve`; it only sees requests that passed the host's guard. */
+export interface HttpEndpoint {
+  fetch(request: Request): Promise<Response>;
+  /** Called once on shutdown. */
+  close?(): Promise<void>;
+}
+
+/** What `svc serve` hands `http.create`: host capabilities, never the engine itself. */
+export interface ServiceContext {
+  /** Absolute, canonical worktree. */
+  worktree: string;
+  version: string;
+  tools: ServiceTools;
+  sessions: ServiceSessions;
+  /** Endpoints the host implements and a service may mount (the host owns the protocol code). */
+  endpoints: { mcp(): HttpEndpoint };
+}
+
 /** A long-running service started by the host (for example the MCP HTTP route). */
 export interface ServiceDef {
   name: string;
-  /** An HTTP handler mounted by `svc serve` at `path` (exact match). */
-  http?: { path: string; handler(request: Request): Promise<Response> };
+  /**
+   * An HTTP endpoint mounted by `svc serve` at `path` (exact match, never a core route), behind
+   * the host's Host, Origin and token checks: a plain `handler`, or `create(ctx)` called once
+   * at startup with the host's capabilities.
+   */
+  http?: {
+    path: string;
+    handler?(request: Request): Promise<Response>;
+    create?(ctx: ServiceContext): HttpEndpoint | Promise<HttpEndpoint>;
+  };
 }
 
 export interface EvalFixtureDef {
