@@ -81,24 +81,37 @@ async function edit(flags: ConfigScope, key: string, value: unknown): Promise<vo
   checkKey(key);
   const worktree = resolveWorktree(flags.path);
   const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
+  await writeConfigKeys(path, { [key]: value });
+  console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
+}
+
+/**
+ * Sets (or, for undefined values, removes) keys in one config file under its lock, validating
+ * the whole file before the atomic write. `tool_permission.<category>` keys edit the object.
+ */
+export async function writeConfigKeys(
+  path: string,
+  patch: Record<string, unknown>,
+): Promise<void> {
   await withFileLock(path, async () => {
     const current = await readConfigFile(path);
-    const [head, sub] = splitPermission(key);
-    if (sub) {
-      const perms = { ...(current[head] as Record<string, unknown> ?? {}) };
-      if (value === undefined) delete perms[sub];
-      else perms[sub] = value;
-      current[head] = perms;
-    } else if (value === undefined) delete current[key];
-    else current[key] = value;
+    for (const [key, value] of Object.entries(patch)) {
+      const [head, sub] = splitPermission(key);
+      if (sub) {
+        const perms = { ...(current[head] as Record<string, unknown> ?? {}) };
+        if (value === undefined) delete perms[sub];
+        else perms[sub] = value;
+        current[head] = perms;
+      } else if (value === undefined) delete current[key];
+      else current[key] = value;
+    }
     const next = flattenConfig(current);
     const checked = ConfigSchema.safeParse(next);
     if (!checked.success) {
       const issue = checked.error.issues[0];
-      throw new Error(`invalid value for "${key}": ${issue.message}`);
+      throw new Error(`invalid value for "${issue.path.join(".")}": ${issue.message}`);
     }
     await Deno.mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
   });
-  console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
 }

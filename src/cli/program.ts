@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../version.ts";
 import { runCommand } from "./run_cmd.ts";
 import { configCommand } from "./config_cmd.ts";
+import { connectCommand } from "./connect_cmd.ts";
 import { pluginsCommand } from "./plugins_cmd.ts";
 
 /** Parses argv with the commander program and returns the exit code. */
@@ -21,6 +22,7 @@ export async function runCli(args: string[]): Promise<number> {
     .exitOverride();
   program.addCommand(runCommand(setExit));
   program.addCommand(configCommand(setExit));
+  program.addCommand(connectCommand(setExit));
   program.addCommand(pluginsCommand());
   const harden = (command: Command) => {
     command.exitOverride().showHelpAfterError();

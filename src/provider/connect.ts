@@ -73,7 +73,9 @@ export async function resolveConnection(
   }
   const apiKey = stored(provider)?.api_key ?? "";
   if (!apiKey && info?.baseUrl) {
-    warnings.push(`No API key stored for ${provider}; run /connect ${provider} to add one`);
+    warnings.push(
+      `No API key stored for ${provider}; run /connect ${provider} (or svc connect ${provider}) to add one`,
+    );
   }
   return {
     provider,

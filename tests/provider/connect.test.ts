@@ -45,7 +45,9 @@ Deno.test("resolveConnection detects the provider from base_url and warns about 
         baseUrl: "https://opencode.ai/zen/go",
         model: "glm-4.6",
         apiKey: "",
-        warnings: ["No API key stored for opencode-go; run /connect opencode-go to add one"],
+        warnings: [
+          "No API key stored for opencode-go; run /connect opencode-go (or svc connect opencode-go) to add one",
+        ],
       },
     );
     assert.deepEqual(
