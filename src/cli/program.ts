@@ -23,7 +23,7 @@ export async function runCli(args: string[]): Promise<number> {
   program.addCommand(runCommand(setExit));
   program.addCommand(configCommand(setExit));
   program.addCommand(connectCommand(setExit));
-  program.addCommand(pluginsCommand());
+  program.addCommand(pluginsCommand({ setExit }));
   const harden = (command: Command) => {
     command.exitOverride().showHelpAfterError();
     command.commands.forEach(harden);

@@ -101,11 +101,13 @@ async function readCandidate(root: PluginRoot, folder: string): Promise<Candidat
     return null; // dangling symlink
   }
   const base = { name: folder, origin: root.origin, dir };
-  const read = await readManifest(dir);
+  // Bundled plugins ship with this svc; their manifests are checked by the test suite.
+  const trusted = root.origin === "bundled";
+  const read = await readManifest(dir, { trusted });
   if (!read.ok) return { ...base, state: "errored", message: read.error };
   const { manifest, entryPath } = read;
   const named = { ...base, name: manifest.name, manifest, entryPath };
-  const reason = incompatibility(manifest);
+  const reason = trusted ? null : await incompatibility(manifest);
   if (reason) return { ...named, state: "skipped", message: reason };
   return { ...named, state: "ok", message: "" };
 }

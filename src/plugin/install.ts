@@ -117,7 +117,7 @@ async function stageAndPlace(
     const read = await readManifest(staging);
     if (!read.ok) throw new Error(`Cannot install from ${source}: ${read.error}`);
     const { name, version, requires } = read.manifest;
-    const reason = incompatibility(read.manifest);
+    const reason = await incompatibility(read.manifest);
     if (reason) throw new Error(`Cannot install ${name} ${version}: ${reason}`);
     await check(name);
     if (options.deps && requires.length) await cacheRequirements(name, requires);

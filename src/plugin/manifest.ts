@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { z } from "zod";
-import semver from "semver";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 
@@ -10,10 +9,17 @@ export const MANIFEST_MAX_BYTES = 64 * 1024;
 /** Deno permission names a manifest may declare (enforced once plugins run in Workers). */
 export const PLUGIN_PERMISSIONS = ["read", "write", "net", "run", "env"] as const;
 
-const range = (what: string) =>
-  z.string().max(200).refine((value) => semver.validRange(value) !== null, {
-    message: `not a valid ${what} version range`,
-  });
+type Semver = typeof import("semver");
+let semverModule: Semver | undefined;
+
+/**
+ * semver is CommonJS and costs ~20 ms to load, so it is imported only when a manifest that did
+ * not ship with svc has to be checked; bundled manifests are checked by the test suite instead.
+ */
+async function loadSemver(): Promise<Semver> {
+  semverModule ??= ((await import("semver")) as { default: Semver }).default;
+  return semverModule;
+}
 
 /** The manifest.json schema. Unknown keys are ignored so newer manifests stay loadable. */
 export const ManifestSchema = z.object({
@@ -21,12 +27,10 @@ export const ManifestSchema = z.object({
     message:
       "must be 1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit",
   }),
-  version: z.string().max(100).refine((value) => semver.valid(value) !== null, {
-    message: "not a valid semantic version",
-  }),
+  version: z.string().max(100),
   description: z.string().max(1000).default(""),
-  svc_version: range("svc"),
-  runtime: z.object({ deno: range("deno").optional() }).default({}),
+  svc_version: z.string().max(200),
+  runtime: z.object({ deno: z.string().max(200).optional() }).default({}),
   entry: z.string().min(1).max(200).default("mod.ts").refine(
     (value) => !/^[a-z][a-z0-9+.-]*:/i.test(value) && !value.includes("\0"),
     { message: "must be a relative file path inside the plugin" },
@@ -51,7 +55,10 @@ export type ManifestResult =
  * Reads and validates `<dir>/manifest.json`. Never throws: a missing, oversized, non-JSON or
  * invalid manifest, or an entry that resolves outside the plugin folder, becomes `ok: false`.
  */
-export async function readManifest(dir: string): Promise<ManifestResult> {
+export async function readManifest(
+  dir: string,
+  options: { trusted?: boolean } = {},
+): Promise<ManifestResult> {
   const path = join(dir, "manifest.json");
   let text: string;
   try {
@@ -73,16 +80,33 @@ export async function readManifest(dir: string): Promise<ManifestResult> {
     return { ok: false, error: `Invalid manifest.json: ${where}${issue.message}` };
   }
   const manifest = parsed.data;
+  if (!options.trusted) {
+    const problem = versionFieldProblem(manifest, await loadSemver());
+    if (problem) return { ok: false, error: `Invalid manifest.json: ${problem}` };
+  }
   const entryPath = await resolveEntry(dir, manifest.entry);
   if (typeof entryPath !== "string") return { ok: false, error: entryPath.error };
   return { ok: true, manifest, entryPath };
 }
 
+function versionFieldProblem(manifest: Manifest, semver: Semver): string | null {
+  if (semver.valid(manifest.version) === null) return '"version" not a valid semantic version';
+  if (semver.validRange(manifest.svc_version) === null) {
+    return '"svc_version" not a valid svc version range';
+  }
+  const deno = manifest.runtime.deno;
+  if (deno !== undefined && semver.validRange(deno) === null) {
+    return '"runtime.deno" not a valid deno version range';
+  }
+  return null;
+}
+
 /** The reason a manifest's version ranges exclude this svc or Deno, or null when compatible. */
-export function incompatibility(
+export async function incompatibility(
   manifest: Manifest,
   versions: { svc: string; deno: string } = { svc: VERSION, deno: Deno.version.deno },
-): string | null {
+): Promise<string | null> {
+  const semver = await loadSemver();
   if (!semver.satisfies(versions.svc, manifest.svc_version, { includePrerelease: true })) {
     return `Requires svc ${manifest.svc_version}, this is ${versions.svc}`;
   }

@@ -140,7 +140,7 @@ Deno.test("readManifest refuses a huge manifest without reading it", async () =>
   });
 });
 
-Deno.test("incompatibility names the range that excludes this svc or deno", () => {
+Deno.test("incompatibility names the range that excludes this svc or deno", async () => {
   const base = {
     ...manifest("p"),
     description: "",
@@ -153,7 +153,17 @@ Deno.test("incompatibility names the range that excludes this svc or deno", () =
       { ...base, svc_version, runtime: deno ? { deno } : {} } as never,
       versions,
     );
-  assert.equal(check(">=0.27.0 <1.0.0", ">=2.0.0"), null);
-  assert.equal(check(">=1.0.0"), "Requires svc >=1.0.0, this is 0.27.0");
-  assert.equal(check("*", "<2.0.0"), "Requires deno <2.0.0, this is 2.9.6");
+  assert.equal(await check(">=0.27.0 <1.0.0", ">=2.0.0"), null);
+  assert.equal(await check(">=1.0.0"), "Requires svc >=1.0.0, this is 0.27.0");
+  assert.equal(await check("*", "<2.0.0"), "Requires deno <2.0.0, this is 2.9.6");
+});
+
+Deno.test("every bundled plugin manifest is valid and compatible with this svc", async () => {
+  const bundled = new URL("../../plugins/", import.meta.url).pathname;
+  for (const entry of Deno.readDirSync(bundled)) {
+    if (!entry.isDirectory) continue;
+    const read = await readManifest(join(bundled, entry.name));
+    assert.equal(read.ok, true, `${entry.name}: ${read.ok ? "" : read.error}`);
+    if (read.ok) assert.equal(await incompatibility(read.manifest), null, entry.name);
+  }
 });
