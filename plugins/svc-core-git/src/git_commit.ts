@@ -1,0 +1,72 @@
+/** The `git_commit` tool: stage paths inside the worktree and commit; always ask-gated. */
+import { z } from "zod";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import type { Tool } from "../../../src/plugin/api.ts";
+import { gitOutput, runGit } from "./git_run.ts";
+
+const schema = z.object({
+  message: z.string().min(1).describe("commit message"),
+  add: z.array(z.string()).max(200).optional().describe(
+    "worktree paths to stage before committing; omit to commit what is staged",
+  ),
+});
+
+/** Resolves symlinks through the deepest existing ancestor, so new files are judged too. */
+function realPath(path: string): string {
+  const tail: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return resolve(Deno.realPathSync(current), ...tail.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      tail.push(current.slice(parent.length).replace(/^\//, ""));
+      current = parent;
+    }
+  }
+}
+
+/** The path relative to the worktree, or null when it leaves it or points into .git. */
+export function worktreePath(worktree: string, path: string): string | null {
+  if (path === "" || path.includes("\0")) return null;
+  const rel = relative(realPath(worktree), realPath(resolve(worktree, path)));
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
+  if (rel === ".git" || rel.startsWith(`.git${sep}`)) return null;
+  return rel === "" ? "." : rel;
+}
+
+/** git_commit: `git add` of worktree paths, then `git commit`, hooks disabled; no other verbs. */
+export const gitCommitTool: Tool = {
+  name: "git_commit",
+  category: "edit",
+  description:
+    "Commit in the worktree's git repository: stages the paths in add (inside the worktree), " +
+    "then commits with message. Needs approval. No push, merge, checkout or history rewrite.",
+  schema,
+  resolvePolicy: () => "ask",
+  async run(args, ctx) {
+    const paths: string[] = [];
+    for (const path of (args.add as string[] | undefined) ?? []) {
+      const rel = worktreePath(ctx.worktree, path);
+      if (rel === null) return { content: `Path is outside the worktree: ${path}`, ok: false };
+      paths.push(rel);
+    }
+    if (paths.length) {
+      const added = await runGit(
+        ["--literal-pathspecs", "add", "--", ...paths],
+        ctx.worktree,
+        ctx.signal,
+      );
+      if (added.code !== 0 || added.timedOut || added.cancelled) {
+        return gitOutput("git add", added);
+      }
+    }
+    const committed = await runGit(
+      ["commit", "--no-verify", "--no-gpg-sign", `--message=${args.message as string}`],
+      ctx.worktree,
+      ctx.signal,
+    );
+    return gitOutput("git commit", committed);
+  },
+};

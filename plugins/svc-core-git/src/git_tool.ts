@@ -1,0 +1,45 @@
+/** The read-only `git` tool: status, diff, log, branch, show and rev-parse, without a shell. */
+import { z } from "zod";
+import type { Tool } from "../../../src/plugin/api.ts";
+import { checkGitArgs } from "./git_options.ts";
+import { gitOutput, runGit } from "./git_run.ts";
+
+const SUBCOMMANDS = ["status", "diff", "log", "branch", "show", "rev_parse"] as const;
+
+/** Flags added after the subcommand so diff drivers and submodules run nothing. */
+const SAFE_FLAGS: Record<string, string[]> = {
+  status: ["--ignore-submodules=all"],
+  diff: ["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"],
+  log: ["--no-ext-diff", "--no-textconv"],
+  show: ["--no-ext-diff", "--no-textconv"],
+};
+
+const schema = z.object({
+  subcommand: z.enum(SUBCOMMANDS).describe("read-only git subcommand"),
+  args: z.array(z.string()).max(32).optional().describe(
+    "extra arguments: revisions, paths after --, and common read-only options",
+  ),
+});
+
+/** git: read-only git output; unknown options and program-running config are refused. */
+export const gitTool: Tool = {
+  name: "git",
+  category: "read",
+  description:
+    "Read-only git in the worktree: status, diff, log, branch, show, rev_parse. args holds " +
+    "revisions, paths (after --) and common options such as --stat, --oneline, -n 5.",
+  schema,
+  async run(args, ctx) {
+    const subcommand = args.subcommand as string;
+    const extra = (args.args as string[] | undefined) ?? [];
+    const refused = checkGitArgs(subcommand, extra);
+    if (refused) return { content: refused, ok: false };
+    const name = subcommand === "rev_parse" ? "rev-parse" : subcommand;
+    const result = await runGit(
+      [name, ...(SAFE_FLAGS[subcommand] ?? []), ...extra],
+      ctx.worktree,
+      ctx.signal,
+    );
+    return gitOutput(`git ${name}`, result);
+  },
+};
