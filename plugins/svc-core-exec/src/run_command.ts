@@ -1,7 +1,7 @@
 /** The run_command tool: one shell command in the worktree, gated by bash_allow. */
 import { z } from "zod";
 import { bashAllowed, type Tool } from "../../../src/plugin/api.ts";
-import { runShell } from "./shell.ts";
+import { runShell } from "../../../src/tool/shell.ts";
 
 const schema = z.object({
   command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { register_tools } from "../mod.ts";
-import { clampTimeout } from "../src/shell.ts";
+import { clampTimeout } from "../../../src/tool/shell.ts";
 import { runCommandTool } from "../src/run_command.ts";
 import { isAlive, makeContext, tempWorktree, text } from "./_ctx.ts";
 

@@ -4,8 +4,8 @@
  * clean/smudge/process filters of every configured driver. The environment carries no secrets
  * and no GIT_* variables of the host.
  */
-import { type ProcessResult, runProcess } from "../../svc-core-exec/src/spawn.ts";
-import { scrubEnv } from "../../svc-core-exec/src/env.ts";
+import { type ProcessResult, runProcess } from "../../../src/tool/process.ts";
+import { scrubEnv } from "../../../src/tool/shell.ts";
 
 /** Global options and `-c` overrides put before every git subcommand. */
 export const GIT_HARDENING = [

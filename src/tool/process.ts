@@ -1,7 +1,7 @@
 /**
- * Spawns a child in its own process group (session), reads its output with a byte cap and kills
- * the whole group on timeout, on abort and once the child exits, so background grandchildren
- * never outlive the call.
+ * Child processes for tools with the `run` permission: each child leads its own process group
+ * (session), its output is read with a byte cap, and the whole group is killed on timeout, on
+ * abort and once the child exits, so background grandchildren never outlive the call.
  */
 
 /** How a child process ended, with its capped output. */
@@ -104,8 +104,8 @@ function capture(stream: ReadableStream<Uint8Array>, keep: number) {
           headLen += take;
         }
         if (take >= value.length) continue;
-        tail.push(value.subarray(Math.max(take, 0)));
-        tailLen += value.length - Math.max(take, 0);
+        tail.push(value.subarray(take));
+        tailLen += value.length - take;
         while (tail.length > 1 && tailLen - tail[0].length >= keep) tailLen -= tail.shift()!.length;
       }
     } catch {

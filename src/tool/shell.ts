@@ -1,7 +1,41 @@
-/** Runs one shell command line in the worktree and renders the result for the model. */
-import type { ToolOutput } from "../../../src/plugin/api.ts";
-import { scrubEnv } from "./env.ts";
-import { type ProcessResult, runProcess } from "./spawn.ts";
+/**
+ * Shell commands for tools with the `run` permission: `bash -c` in the worktree with a scrubbed
+ * environment (no secrets, no svc variables, no shell start-up hooks), rendered as exit code,
+ * stdout and stderr.
+ */
+import type { ToolOutput } from "./types.ts";
+import { type ProcessResult, runProcess } from "./process.ts";
+
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|PRIVATE|COOKIE/i;
+const SHELL_HOOKS = new Set([
+  "BASH_ENV",
+  "ENV",
+  "CDPATH",
+  "GLOBIGNORE",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PROMPT_COMMAND",
+  "IFS",
+  "PS4",
+]);
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i;
+
+/** Tells whether a variable must not reach a child process. */
+export function isSecretVariable(name: string, value: string): boolean {
+  return SECRET_NAME.test(name) || name.startsWith("SVC_") || SHELL_HOOKS.has(name) ||
+    name.startsWith("BASH_FUNC_") || URL_WITH_PASSWORD.test(value);
+}
+
+/** A copy of `env` (default: the host environment) without secrets and shell hooks. */
+export function scrubEnv(
+  env: Record<string, string> = Deno.env.toObject(),
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!isSecretVariable(name, value)) out[name] = value;
+  }
+  return out;
+}
 
 /** Default and maximum timeout of a shell command, in seconds. */
 export const DEFAULT_TIMEOUT_S = 120;
@@ -25,7 +59,7 @@ export async function runShell(command: string, options: ShellOptions): Promise<
     timeoutMs: timeoutS * 1000,
     signal: options.signal,
   };
-  shell ??= findShell();
+  shell ??= which("bash") ?? "sh";
   const result = await runProcess(shell, ["-c", command], spawn);
   return renderResult(result, timeoutS);
 }
@@ -48,13 +82,14 @@ export function renderResult(result: ProcessResult, timeoutS: number): ToolOutpu
   return failed ? { content: lines.join("\n"), ok: false } : { content: lines.join("\n") };
 }
 
-function findShell(): string {
+/** The absolute path of `name` on the host PATH, or null. */
+export function which(name: string): string | null {
   for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
     try {
-      if (Deno.statSync(`${dir}/bash`).isFile) return `${dir}/bash`;
+      if (dir && Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
     } catch {
       // not here
     }
   }
-  return "sh";
+  return null;
 }
