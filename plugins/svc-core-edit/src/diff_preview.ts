@@ -1,0 +1,26 @@
+/** A compact unified-diff preview of an edit, for the front-end's status line. */
+import { structuredPatch } from "diff";
+
+/** Most diff lines a preview shows. */
+const MAX_LINES = 40;
+
+/**
+ * Unified diff of `before` -> `after` with one line of context, capped at 40 lines. Falls back
+ * to a plain summary when the diff would be too costly to compute (huge rewrites).
+ */
+export function diffPreview(path: string, before: string, after: string): string {
+  const patch = structuredPatch(path, path, before, after, undefined, undefined, {
+    context: 1,
+    maxEditLength: 5000,
+    timeout: 500,
+  });
+  if (!patch) return `${path}: changed (diff too large to preview)`;
+  const lines = [`--- ${path}`, `+++ ${path}`];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) lines.push(line.replace(/\r$/, ""));
+  }
+  if (lines.length <= MAX_LINES) return lines.join("\n");
+  const more = lines.length - MAX_LINES;
+  return [...lines.slice(0, MAX_LINES), `[... ${more} more diff lines]`].join("\n");
+}

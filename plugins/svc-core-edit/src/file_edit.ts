@@ -1,0 +1,95 @@
+/** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
+import { z } from "zod";
+import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
+import { fail, fsError, resolvePath, writeAtomic, writeTarget } from "./common.ts";
+import { diffPreview } from "./diff_preview.ts";
+import { findAll, notFoundHint } from "./matching.ts";
+
+const schema = z.object({
+  path: z.string().describe("File path"),
+  old: z.string(),
+  new: z.string(),
+  count: z.number().int().min(0).optional().describe("Default 1; 0 = all"),
+});
+
+/** The file_edit tool. */
+export const fileEdit: Tool = {
+  name: "file_edit",
+  category: "edit",
+  description:
+    "Replace exact text in a file. old must match exactly, whitespace included, and be unique unless count is set (0 = all). Add nearby lines to make old unique.",
+  schema,
+  aliases: ["edit"],
+  argAliases: { old_text: "old", new_text: "new", file: "path" },
+  pathArgs: ["path"],
+  run: (args, ctx) => editFile(args as z.infer<typeof schema>, ctx),
+};
+
+async function editFile(
+  args: z.infer<typeof schema>,
+  ctx: ToolContext,
+): Promise<string | ToolOutput> {
+  const abs = resolvePath(ctx.worktree, args.path);
+  if (typeof abs !== "string") return abs;
+  if (args.old === "") {
+    return fail("old is empty; use file_write to create or replace a whole file");
+  }
+  if (args.old === args.new) return fail("old and new are identical; nothing to change");
+  try {
+    const target = await writeTarget(abs);
+    const info = await Deno.stat(target);
+    if (info.isDirectory) return fail(`${abs} is a directory`);
+    if (!info.isFile) return fail(`${abs} is not a regular file`);
+    const bytes = await Deno.readFile(target);
+    if (bytes.includes(0)) return fail(`Cannot edit ${abs}: binary file`);
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      return fail(`Cannot edit ${abs}: not valid UTF-8 text`);
+    }
+    let { old, new: replacement } = args;
+    let at = findAll(text, old);
+    if (at.length === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(old)) {
+      // The model saw CRLF lines without their \r: match and write with the file's line endings.
+      old = old.replace(/\r?\n/g, "\r\n");
+      replacement = replacement.replace(/\r?\n/g, "\r\n");
+      at = findAll(text, old);
+    }
+    if (at.length === 0) return fail(`old was not found in ${abs}; ${notFoundHint(text, old)}`);
+    const count = args.count ?? 1;
+    if (count > 0 && at.length > count) {
+      return fail(
+        `old matches ${at.length} times in ${abs} but count is ${count}; add surrounding lines to make it unique, or set count to ${at.length} (or 0 for all)`,
+      );
+    }
+    let updated = "";
+    let from = 0;
+    for (const index of at) {
+      updated += text.slice(from, index) + replacement;
+      from = index + old.length;
+    }
+    updated += text.slice(from);
+    ctx.signal.throwIfAborted();
+    await writeAtomic(target, new TextEncoder().encode(updated), info.mode ?? undefined);
+    const lines = at.map((index) => lineOf(text, index));
+    const where = lines.length > 5 ? `${lines.slice(0, 5).join(", ")}, ...` : lines.join(", ");
+    const noun = at.length === 1 ? "occurrence" : "occurrences";
+    return {
+      content: `Replaced ${at.length} ${noun} in ${abs} (line${
+        lines.length > 1 ? "s" : ""
+      } ${where})`,
+      status: diffPreview(abs, text, updated),
+    };
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return fsError(err, abs, "edit");
+  }
+}
+
+/** 1-based line number of a character index. */
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}

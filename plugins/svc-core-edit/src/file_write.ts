@@ -1,0 +1,74 @@
+/** file_write: creates, overwrites or appends to a text file, crash-safely. */
+import { dirname } from "node:path";
+import { z } from "zod";
+import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
+import {
+  countLines,
+  fail,
+  fsError,
+  plural,
+  resolvePath,
+  writeAtomic,
+  writeTarget,
+} from "./common.ts";
+
+const schema = z.object({
+  path: z.string().describe("File path"),
+  content: z.string(),
+  mode: z.enum(["write", "append"]).optional().describe("Default write"),
+});
+
+/** The file_write tool. */
+export const fileWrite: Tool = {
+  name: "file_write",
+  category: "edit",
+  description:
+    "Write a text file, creating parent dirs. mode write replaces it; append adds to the end. Use file_edit for small changes.",
+  schema,
+  aliases: ["write_file", "write"],
+  pathArgs: ["path"],
+  run: (args, ctx) => writeFile(args as z.infer<typeof schema>, ctx),
+};
+
+async function writeFile(
+  args: z.infer<typeof schema>,
+  ctx: ToolContext,
+): Promise<string | ToolOutput> {
+  const abs = resolvePath(ctx.worktree, args.path);
+  if (typeof abs !== "string") return abs;
+  const append = args.mode === "append";
+  try {
+    const target = await writeTarget(abs);
+    let existing: Deno.FileInfo | null = null;
+    try {
+      existing = await Deno.stat(target);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    if (existing?.isDirectory) return fail(`${abs} is a directory`);
+    if (existing && !existing.isFile) return fail(`${abs} is not a regular file`);
+    ctx.signal.throwIfAborted();
+    await Deno.mkdir(dirname(target), { recursive: true });
+    let data = new TextEncoder().encode(args.content);
+    if (append && existing) {
+      const before = await Deno.readFile(target);
+      data = concat(before, data);
+    }
+    await writeAtomic(target, data, existing?.mode ?? undefined);
+    const verb = !existing ? "Created" : append ? "Appended" : "Overwritten";
+    const size = `${plural(countLines(args.content), "line")}, ${
+      plural(args.content.length, "char")
+    }`;
+    return `${verb} ${abs} (${size})`;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return fsError(err, abs);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
