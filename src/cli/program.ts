@@ -4,6 +4,8 @@ import { runCommand } from "./run_cmd.ts";
 import { configCommand } from "./config_cmd.ts";
 import { connectCommand } from "./connect_cmd.ts";
 import { pluginsCommand } from "./plugins_cmd.ts";
+import { serveCommand } from "./serve_cmd.ts";
+import { mcpCommand } from "./mcp_cmd.ts";
 
 /** Parses argv with the commander program and returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {
@@ -24,6 +26,8 @@ export async function runCli(args: string[]): Promise<number> {
   program.addCommand(configCommand(setExit));
   program.addCommand(connectCommand(setExit));
   program.addCommand(pluginsCommand({ setExit }));
+  program.addCommand(serveCommand(setExit));
+  program.addCommand(mcpCommand(setExit));
   const harden = (command: Command) => {
     command.exitOverride().showHelpAfterError();
     command.commands.forEach(harden);

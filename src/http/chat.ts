@@ -1,0 +1,78 @@
+import type { Engine } from "../engine/engine.ts";
+import type { TurnResult } from "../engine/events.ts";
+import { checkSessionName, interactiveName } from "../session/naming.ts";
+import type { SessionStore } from "../session/store.ts";
+import { type BodyLimits, readJsonBody } from "./body.ts";
+import { type Mutex, QueueFullError } from "./lock.ts";
+import { fail, json } from "./reply.ts";
+
+/** What POST /chat needs: the shared engine, its session store and lock, the shutdown signal. */
+export interface ChatDeps {
+  engine: Engine;
+  store: SessionStore;
+  lock: Mutex;
+  /** Aborted on SIGINT/SIGTERM: the running turn is cancelled, waiting requests get 503. */
+  shutdown: AbortSignal;
+}
+
+/** HTTP status of a finished turn: the TurnResult is the body whatever the status. */
+export function statusFor(status: TurnResult["status"]): number {
+  if (status === "error") return 502;
+  if (status === "cancelled") return 503;
+  return 200;
+}
+
+const FIELDS = new Set(["prompt", "session_id"]);
+
+/** POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. */
+export async function handleChat(
+  request: Request,
+  deps: ChatDeps,
+  limits: BodyLimits,
+): Promise<Response> {
+  const body = await readJsonBody(request, limits);
+  if (!body.ok) return body.response;
+  const input = parseChat(body.value);
+  if (typeof input === "string") return fail(400, input);
+  if (deps.shutdown.aborted) return shuttingDown();
+  try {
+    return await deps.lock.run(async () => {
+      if (deps.shutdown.aborted) return shuttingDown();
+      const session = input.sessionId
+        ? await deps.store.openOrCreate(input.sessionId)
+        : deps.store.create(interactiveName(new Date(), input.prompt));
+      const result = await deps.engine.runTurn(input.prompt, {
+        session,
+        signal: deps.shutdown,
+      });
+      return json(result, statusFor(result.status));
+    });
+  } catch (err) {
+    if (err instanceof QueueFullError) {
+      return fail(503, `server busy: ${err.message}; retry later`, { "retry-after": "5" });
+    }
+    return fail(500, `turn failed: ${(err as Error).message}`);
+  }
+}
+
+/** Validates the /chat body; returns the input or a 400 message. Unknown fields are refused. */
+export function parseChat(value: unknown): { prompt: string; sessionId?: string } | string {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    return "request body must be a JSON object";
+  }
+  const body = value as Record<string, unknown>;
+  const unknown = Object.keys(body).filter((k) => !FIELDS.has(k));
+  if (unknown.length) return `unknown field ${unknown[0]}; expected prompt and session_id`;
+  if (typeof body.prompt !== "string" || !body.prompt.trim()) {
+    return "prompt is required and must be a non-empty string";
+  }
+  if (body.session_id === undefined || body.session_id === null) return { prompt: body.prompt };
+  if (typeof body.session_id !== "string") return "session_id must be a string";
+  const problem = checkSessionName(body.session_id);
+  if (problem) return `session_id: ${problem}`;
+  return { prompt: body.prompt, sessionId: body.session_id };
+}
+
+function shuttingDown(): Response {
+  return fail(503, "server is shutting down");
+}

@@ -1,0 +1,105 @@
+import type { HttpEndpoint } from "../plugin/api.ts";
+import { type BodyLimits, readBody } from "./body.ts";
+import { type ChatDeps, handleChat } from "./chat.ts";
+import { createGuard, type GuardOptions } from "./guard.ts";
+import { fail, isJsonType, json, JSON_HEADERS } from "./reply.ts";
+
+/** Largest POST /chat body: 1 MiB. */
+export const MAX_CHAT_BYTES = 1024 * 1024;
+/** Largest body of a POST to a mounted endpoint (matches the MCP SDK's default): 4 MiB. */
+export const MAX_ENDPOINT_BYTES = 4 * 1024 * 1024;
+/** A request body must arrive within this many milliseconds. */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/** Everything the routes use: the chat dependencies, the version and the mounted endpoints. */
+export interface HttpApp extends ChatDeps {
+  version: string;
+  /** Plugin endpoints by exact path (for example /mcp). */
+  endpoints: ReadonlyMap<string, HttpEndpoint>;
+}
+
+/** Options of the handler: the guard plus body limits (tests shrink them). */
+export interface HandlerOptions extends GuardOptions {
+  maxChatBytes?: number;
+  bodyTimeoutMs?: number;
+  /** Reports unexpected failures (500s); never given request bodies or tokens. */
+  onError?: (error: Error) => void;
+}
+
+/** The core routes and the methods each accepts. */
+const ROUTES: Record<string, string> = {
+  "/chat": "POST",
+  "/sessions": "GET",
+  "/health": "GET",
+  "/version": "GET",
+};
+
+/**
+ * The HTTP API as a `(Request) => Promise<Response>` function: guard (Host, Origin, token), then
+ * routing. Every response of svc's own routes is JSON; POST bodies must be application/json.
+ */
+export function createHandler(
+  app: HttpApp,
+  options: HandlerOptions,
+): (request: Request) => Promise<Response> {
+  const guard = createGuard({ ...options, open: options.open ?? ["/health"] });
+  const chatLimits: BodyLimits = {
+    maxBytes: options.maxChatBytes ?? MAX_CHAT_BYTES,
+    timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+  };
+  const endpointLimits: BodyLimits = { ...chatLimits, maxBytes: MAX_ENDPOINT_BYTES };
+  const health = JSON.stringify({ status: "ok" });
+  const route = async (request: Request, path: string): Promise<Response> => {
+    const endpoint = app.endpoints.get(path);
+    const allowed = ROUTES[path];
+    if (!allowed && !endpoint) return fail(404, "not found");
+    if (request.method === "POST" && !isJsonType(request.headers.get("content-type"))) {
+      return fail(415, "request body must be sent as Content-Type: application/json");
+    }
+    if (endpoint) return await forward(request, endpoint, endpointLimits);
+    if (request.method !== allowed) {
+      return fail(405, `method not allowed; ${path} accepts ${allowed}`, { allow: allowed });
+    }
+    switch (path) {
+      case "/health":
+        return new Response(health, { headers: JSON_HEADERS });
+      case "/version":
+        return json({ version: app.version });
+      case "/sessions":
+        return json({ sessions: await app.store.list() });
+      default:
+        return await handleChat(request, app, chatLimits);
+    }
+  };
+  return async (request) => {
+    try {
+      const path = new URL(request.url).pathname;
+      return guard(request, path) ?? await route(request, path);
+    } catch (err) {
+      options.onError?.(err as Error);
+      return fail(500, "internal error");
+    }
+  };
+}
+
+/**
+ * Hands a request to a mounted endpoint with its body already read under the size cap and the
+ * deadline, so no endpoint can be held open by a slow or endless upload. `request.signal` is
+ * never touched: under Deno's legacy abort behaviour it also fires after every success.
+ */
+async function forward(
+  request: Request,
+  endpoint: HttpEndpoint,
+  limits: BodyLimits,
+): Promise<Response> {
+  if (request.method !== "POST") return await endpoint.fetch(request);
+  const body = await readBody(request, limits);
+  if (!body.ok) return body.response;
+  return await endpoint.fetch(
+    new Request(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: body.value as Uint8Array<ArrayBuffer>,
+    }),
+  );
+}

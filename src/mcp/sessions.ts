@@ -1,0 +1,15 @@
+import type { ServiceSessions } from "../plugin/api.ts";
+import { checkSessionName } from "../session/naming.ts";
+import type { SessionStore } from "../session/store.ts";
+
+/** Read-only access to the saved sessions of a store; nothing here can write a session. */
+export function sessionReader(store: SessionStore): ServiceSessions {
+  return {
+    list: () => store.list(),
+    async read(name) {
+      const problem = checkSessionName(name);
+      if (problem) throw new Error(`Invalid session name: ${problem}`);
+      return await store.read(name);
+    },
+  };
+}
