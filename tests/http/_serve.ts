@@ -1,0 +1,93 @@
+/** Spawns `svc serve --port 0` as a user would and finds the bound address on stderr. */
+import { spawnSvc } from "../_support/cli.ts";
+
+export interface Served {
+  url: string;
+  port: number;
+  child: Deno.ChildProcess;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number>;
+  /** Sends SIGTERM (if still running) and waits for the exit. */
+  stop(): Promise<number>;
+}
+
+/** Writes `.svc/config.json` pointing the worktree at a fake provider. */
+export async function writeConfig(
+  worktree: string,
+  providerUrl: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await Deno.mkdir(`${worktree}/.svc`, { recursive: true });
+  await Deno.writeTextFile(
+    `${worktree}/.svc/config.json`,
+    JSON.stringify({ base_url: providerUrl, model: "m", stream_retry_delay: 0.01, ...extra }),
+  );
+}
+
+/** Starts `svc serve` with `args` (plus `--port 0` unless given) and waits for "listening on". */
+export async function startServe(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<Served> {
+  const withPort = args.includes("--port") || options.env.SVC_PORT
+    ? args
+    : [...args, "--port", "0"];
+  const child = spawnSvc(["serve", ...withPort], options);
+  child.stdout.cancel();
+  let text = "";
+  let resolveUrl!: (url: string) => void;
+  let rejectUrl!: (err: Error) => void;
+  const found = new Promise<string>((resolve, reject) => {
+    resolveUrl = resolve;
+    rejectUrl = reject;
+  });
+  const exited = child.status.then((s) => s.code);
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match) resolveUrl(match[1]);
+    }
+    rejectUrl(new Error(`svc serve exited before listening:\n${text}`));
+  })();
+  const timer = setTimeout(() => rejectUrl(new Error(`svc serve did not start:\n${text}`)), 8000);
+  const url = await found.finally(() => clearTimeout(timer));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    stderr: () => text,
+    exited,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already exited
+      }
+      return await exited;
+    },
+  };
+}
+
+/** Sends one raw HTTP/1.1 request over TCP (fetch cannot forge a Host header). */
+export async function rawRequest(port: number, head: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(new TextEncoder().encode(head));
+    const chunks: string[] = [];
+    const buffer = new Uint8Array(4096);
+    const decoder = new TextDecoder();
+    while (true) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      chunks.push(decoder.decode(buffer.subarray(0, n), { stream: true }));
+      if (/\r\n\r\n[\s\S]*\}$/.test(chunks.join(""))) break;
+    }
+    return chunks.join("");
+  } finally {
+    conn.close();
+  }
+}
