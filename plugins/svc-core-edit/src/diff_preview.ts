@@ -11,8 +11,8 @@ const MAX_LINES = 40;
 export function diffPreview(path: string, before: string, after: string): string {
   const patch = structuredPatch(path, path, before, after, undefined, undefined, {
     context: 1,
-    maxEditLength: 5000,
-    timeout: 500,
+    maxEditLength: 2000,
+    timeout: 300,
   });
   if (!patch) return `${path}: changed (diff too large to preview)`;
   const lines = [`--- ${path}`, `+++ ${path}`];

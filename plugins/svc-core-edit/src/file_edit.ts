@@ -72,8 +72,8 @@ async function editFile(
     updated += text.slice(from);
     ctx.signal.throwIfAborted();
     await writeAtomic(target, new TextEncoder().encode(updated), info.mode ?? undefined);
-    const lines = at.map((index) => lineOf(text, index));
-    const where = lines.length > 5 ? `${lines.slice(0, 5).join(", ")}, ...` : lines.join(", ");
+    const lines = linesOf(text, at.slice(0, 5));
+    const where = at.length > 5 ? `${lines.join(", ")}, ...` : lines.join(", ");
     const noun = at.length === 1 ? "occurrence" : "occurrences";
     return {
       content: `Replaced ${at.length} ${noun} in ${abs} (line${
@@ -87,9 +87,15 @@ async function editFile(
   }
 }
 
-/** 1-based line number of a character index. */
-function lineOf(text: string, index: number): number {
+/** 1-based line numbers of ascending character indexes, in one pass over the text. */
+function linesOf(text: string, indexes: number[]): number[] {
   let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
-  return line;
+  let from = 0;
+  return indexes.map((index) => {
+    for (let i = text.indexOf("\n", from); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) {
+      line++;
+      from = i + 1;
+    }
+    return line;
+  });
 }

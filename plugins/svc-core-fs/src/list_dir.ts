@@ -11,6 +11,8 @@ const schema = z.object({
 
 /** Deepest tree list_dir renders, whatever depth is asked. */
 const MAX_DEPTH = 12;
+/** Entries read before a tree stops expanding directories (the total is then a lower bound). */
+const WALK_LIMIT = 20_000;
 
 interface Node {
   name: string;
@@ -39,10 +41,13 @@ async function listDirectory(
   if (typeof abs !== "string") return abs;
   const shown = displayPath(ctx.worktree, abs);
   let roots: Node[];
+  let partial = false;
   try {
     const info = await Deno.stat(abs);
     if (!info.isDirectory) return fail(`Not a directory: ${shown}; use file_read`);
-    roots = await readLevel(abs, Math.min(args.depth ?? 1, MAX_DEPTH), ctx.signal);
+    const walk = { left: WALK_LIMIT, signal: ctx.signal };
+    roots = await readLevel(abs, Math.min(args.depth ?? 1, MAX_DEPTH), walk);
+    partial = walk.left < 0;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return fsError(err, shown);
@@ -51,18 +56,27 @@ async function listDirectory(
   const title = shown.endsWith("/") ? shown : `${shown}/`;
   if (total === 0) return `${title} (empty)`;
   const cap = ctx.config.list_dir_max_entries;
-  const lines: string[] = [`${title} (${total} ${total === 1 ? "entry" : "entries"})`];
+  const count = partial ? `${total}+` : `${total}`;
+  const lines: string[] = [`${title} (${count} ${total === 1 ? "entry" : "entries"})`];
   await render(roots, abs, "", lines, cap > 0 ? cap + 1 : Infinity);
   if (cap > 0 && total > cap) {
     lines.push(
-      `[... showing ${cap} of ${total} entries; list a subdirectory or use a smaller depth]`,
+      `[... showing ${cap} of ${count} entries; list a subdirectory or use a smaller depth]`,
     );
   }
   return lines.join("\n");
 }
 
-/** Reads one directory level, recursing into subdirectories while `depth` allows. */
-async function readLevel(dir: string, depth: number, signal: AbortSignal): Promise<Node[]> {
+/**
+ * Reads one directory level, recursing into subdirectories while `depth` and the walk's entry
+ * budget allow; directories left closed by the budget are marked "not expanded".
+ */
+async function readLevel(
+  dir: string,
+  depth: number,
+  walk: { left: number; signal: AbortSignal },
+): Promise<Node[]> {
+  const { signal } = walk;
   signal.throwIfAborted();
   const nodes: Node[] = [];
   for await (const entry of Deno.readDir(dir)) {
@@ -76,13 +90,14 @@ async function readLevel(dir: string, depth: number, signal: AbortSignal): Promi
     nodes.push({ name: entry.name, kind });
   }
   nodes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  walk.left -= nodes.length;
   if (depth > 1) {
     for (const node of nodes) {
       if (node.kind !== "dir") continue;
-      if (NOISE_DIRS.has(node.name)) node.children = "not expanded";
+      if (NOISE_DIRS.has(node.name) || walk.left < 0) node.children = "not expanded";
       else {
         try {
-          node.children = await readLevel(join(dir, node.name), depth - 1, signal);
+          node.children = await readLevel(join(dir, node.name), depth - 1, walk);
         } catch (err) {
           if (signal.aborted) throw err;
           node.children = "unreadable";

@@ -149,3 +149,18 @@ Deno.test({
     }
   },
 });
+
+Deno.test("list_dir stops expanding a huge tree and gives the total as a lower bound", async () => {
+  await using w = await worktree();
+  for (let d = 0; d < 25; d++) {
+    const dir = join(w.root, `d${String(d).padStart(2, "0")}`);
+    Deno.mkdirSync(dir);
+    for (let f = 0; f < 1000; f++) Deno.writeFileSync(join(dir, `f${f}`), new Uint8Array());
+  }
+  const out = (await listDir.run({ depth: 2 }, context(w.root)) as string).split("\n");
+  assert.equal(out[0], "./ (20025+ entries)");
+  assert.equal(
+    out.at(-1),
+    "[... showing 200 of 20025+ entries; list a subdirectory or use a smaller depth]",
+  );
+});
