@@ -4,7 +4,7 @@
  * substitutions, heredocs, multi-line input, wrappers, writes outside the worktree and anything
  * else outside the supported subset are denied, whatever the prefixes say.
  */
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { checkArguments } from "./bash_allow_args.ts";
 import { lexCommand, type Segment, type Word } from "./bash_allow_lex.ts";
@@ -19,6 +19,9 @@ export interface BashVerdict {
   reason: string;
 }
 
+/** bash opens network connections for these names in redirections. */
+const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
+
 const ALLOWED: BashVerdict = { ok: true, reason: "every segment starts with an allowed prefix" };
 
 /** Decides whether `command` passes the `prefixes` allowlist in `worktree`; fails closed. */
@@ -32,10 +35,15 @@ export function bashAllowed(command: string, prefixes: string[], worktree: strin
   } catch {
     return deny("redirect", "worktree cannot be resolved");
   }
+  // Writes into .git (hooks, config) or .svc (svc's own config) would run code or widen policy later.
+  const guarded = [join(root, ".git"), join(root, ".svc")];
   let cwds = [root];
   for (const seg of lexed.segments) {
     const inside = (path: string) =>
-      SAFE_DEVICES.has(path) || cwds.every((cwd) => isInside(root, canonicalPath(cwd, path)));
+      SAFE_DEVICES.has(path) || cwds.every((cwd) => {
+        const real = canonicalPath(cwd, path);
+        return isInside(root, real) && !guarded.some((g) => isInside(g, real));
+      });
     const result = checkSegment(seg, allowed, inside);
     if (typeof result === "string") return deny(result, describe(seg));
     if (result.cd) {
@@ -53,8 +61,9 @@ function checkSegment(
   inside: (path: string) => boolean,
 ): RuleId | { cd?: string } {
   for (const r of seg.redirects) {
-    if (!r.write || !r.target) continue;
-    if (r.target.expands || r.target.glob || !inside(r.target.text)) return "redirect";
+    if (!r.target) continue;
+    if (NETWORK_PATH.test(r.target.text)) return "redirect";
+    if (r.write && (r.target.expands || r.target.glob || !inside(r.target.text))) return "redirect";
   }
   const [first, ...args] = seg.words;
   if (!first) return "prefix";

@@ -42,7 +42,7 @@ export function checkArguments(name: string, args: Word[], inside: PathCheck): R
   }
   if (name === "sed") return literal ? checkSed(words) : "dynamic_args";
   if (/^[gmn]?awk$/.test(name)) return literal ? checkAwk(words) : "dynamic_args";
-  if (name === "git") return literal ? checkGit(words) : "dynamic_args";
+  if (name === "git") return literal ? checkGit(words, inside) : "dynamic_args";
   return null;
 }
 
@@ -53,7 +53,7 @@ function optionHit(arg: string, options: string[]): boolean {
     if (o.length === 2 && o.startsWith("-")) {
       return arg.startsWith("-") && !arg.startsWith("--") && arg.includes(o[1]);
     }
-    return arg === o || (o.startsWith("-") && arg.startsWith(o));
+    return arg === o || ((o.startsWith("-") || o.endsWith(":")) && arg.startsWith(o));
   });
 }
 
@@ -188,10 +188,16 @@ function checkAwk(words: string[]): RuleId | null {
 }
 
 const GIT_GLOBAL_OK = new Set(["--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"]);
-const GIT_DENIED_SUBCOMMANDS = new Set(
-  ("difftool mergetool filter-branch bisect submodule daemon instaweb web--browse credential " +
-    "upload-pack receive-pack shell fsmonitor--daemon archimport cvsimport svn p4 send-email")
-    .split(" "),
+/** Known builtins; anything else may be an alias, and `!alias` runs a shell command. */
+const GIT_SUBCOMMANDS = new Set(
+  ("add am annotate apply archive blame branch bundle cat-file check-attr check-ignore checkout " +
+    "cherry cherry-pick clean clone commit commit-tree config count-objects describe diff " +
+    "diff-files diff-index diff-tree fetch for-each-ref format-patch fsck gc grep hash-object " +
+    "init log ls-files ls-remote ls-tree merge merge-base merge-tree mv name-rev notes pull push " +
+    "range-diff read-tree rebase reflog remote repack replace reset restore rev-list rev-parse " +
+    "revert rm shortlog show show-branch show-ref sparse-checkout stash status switch " +
+    "symbolic-ref tag update-index update-ref var verify-commit verify-pack verify-tag version " +
+    "whatchanged worktree write-tree").split(" "),
 );
 const GIT_DENIED_OPTIONS = [
   "--output",
@@ -213,8 +219,8 @@ const GIT_SHORT_DENIED: Record<string, string[]> = {
   pull: ["-u"],
 };
 
-/** git: no global options but a few, no program-running subcommands or options. */
-function checkGit(words: string[]): RuleId | null {
+/** git: a few global options, known builtins, no program-running options, paths inside. */
+function checkGit(words: string[], inside: PathCheck): RuleId | null {
   let i = 0;
   while (i < words.length && words[i].startsWith("-")) {
     if (!GIT_GLOBAL_OK.has(words[i])) return "git_option";
@@ -222,12 +228,15 @@ function checkGit(words: string[]): RuleId | null {
   }
   const sub = words[i] ?? "";
   const rest = words.slice(i + 1);
-  if (GIT_DENIED_SUBCOMMANDS.has(sub)) return "git_option";
+  if (sub === "") return null;
+  if (!GIT_SUBCOMMANDS.has(sub)) return "git_option";
   if (sub === "config" && !/^(--get(-all|-regexp)?|--list|-l)$/.test(rest[0] ?? "")) {
     return "git_option";
   }
   const denied = [...GIT_DENIED_OPTIONS, ...(GIT_SHORT_DENIED[sub] ?? [])];
   const end = rest.indexOf("--");
   const options = end < 0 ? rest : rest.slice(0, end);
-  return options.some((w) => optionHit(w, denied)) ? "git_option" : null;
+  if (options.some((w) => optionHit(w, denied))) return "git_option";
+  const paths = rest.map((w) => w.startsWith("-") ? w.slice(w.indexOf("=") + 1 || w.length) : w);
+  return paths.every((p) => p === "" || inside(p)) ? null : "write_path";
 }

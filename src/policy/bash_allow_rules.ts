@@ -14,7 +14,7 @@ export interface BashRule {
 /** The allowlist the rule examples are judged against. */
 export const EXAMPLE_PREFIXES = (
   "echo ls cat head wc grep git find sed awk cd rg tar sort python3 node printf rm cp touch tee npm " +
-  "env xargs bash sh timeout nohup sudo eval exec command builtin export time X=1"
+  "env xargs bash sh timeout nohup sudo eval exec command builtin export time X=1 deno make unzip"
 ).split(" ");
 
 export const RULES = {
@@ -84,6 +84,9 @@ export const RULES = {
       "cd sub && echo x > ../../o",
       "echo x 2>/tmp/err",
       "cd sub; echo x > ../o",
+      "cat < /dev/tcp/127.0.0.1/80",
+      "echo x > .git/hooks/pre-commit",
+      "echo {} > .svc/config.json",
     ],
     notMatch: [
       "echo x > out.txt",
@@ -148,6 +151,8 @@ export const RULES = {
       "cd $HOME",
       "cd sub/../..",
       "cd sub && cd ../..",
+      "cd .git",
+      "cd .svc",
     ],
     notMatch: ["cd sub", "cd sub && ls", "cd .", "cd ./sub/"],
   },
@@ -220,6 +225,9 @@ export const RULES = {
       "git difftool",
       "git grep -Oid x",
       "git rebase -x id",
+      "git st",
+      "git help -w log",
+      "git submodule foreach id",
     ],
     notMatch: [
       "git status -s",
@@ -230,7 +238,16 @@ export const RULES = {
   },
   inline_code: {
     reason: "interpreter inline code is not allowed",
-    match: ["python3 -c 'import os'", "python3 -Bc x", "node -e 1", "node --eval=1", "node -pe 1"],
+    match: [
+      "python3 -c 'import os'",
+      "python3 -Bc x",
+      "node -e 1",
+      "node --eval=1",
+      "node -pe 1",
+      "node --import=data:text/javascript,1 x.js",
+      "deno run data:,1",
+      "deno eval 1",
+    ],
     notMatch: ["python3 -m unittest -c", "python3 x.py -c", "node x.js"],
   },
   exec_option: {
@@ -241,6 +258,7 @@ export const RULES = {
       "tar -I ./x -xf a.tar",
       "tar xIf ./x a.tar",
       "sort --compress-program=sh f",
+      "make --eval='x:;touch y'",
     ],
     notMatch: ["rg -n foo", "tar -xzf a.tar", "sort -n f"],
   },
@@ -256,6 +274,10 @@ export const RULES = {
       "rm $X",
       "tee /etc/x",
       "sort -o /tmp/x f",
+      "unzip a.zip -d /tmp",
+      "cp f .git/hooks/post-commit",
+      "git clone x /tmp/y",
+      "git archive -o /tmp/a.zip HEAD",
     ],
     notMatch: [
       "rm -rf sub/x",

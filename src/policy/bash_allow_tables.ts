@@ -42,15 +42,15 @@ export const SHELL_STATE = new Set(
 
 /** Interpreter flags that run inline code (single letters also match inside clusters). */
 export const INLINE_CODE: Record<string, string[]> = {
-  node: ["-e", "-p", "--eval", "--print"],
-  nodejs: ["-e", "-p", "--eval", "--print"],
+  node: ["-e", "-p", "--eval", "--print", "--import", "--loader", "--experimental-loader", "data:"],
+  nodejs: ["-e", "-p", "--eval", "--print", "--import", "--loader", "--experimental-loader"],
   perl: ["-e", "-E"],
   ruby: ["-e"],
   php: ["-r", "-B", "-R", "-E"],
-  bun: ["-e", "-p", "--eval", "--print"],
+  bun: ["-e", "-p", "--eval", "--print", "data:"],
   lua: ["-e"],
   Rscript: ["-e"],
-  deno: ["eval", "--eval", "--eval-file"],
+  deno: ["eval", "--eval", "--eval-file", "data:"],
 };
 
 /** Options that make a command run another program or write anywhere. */
@@ -73,12 +73,13 @@ export const EXEC_OPTIONS: Record<string, string[]> = {
   scp: ["-o", "-F", "-S"],
   zip: ["-TT", "--unzip-command"],
   man: ["-P", "--pager", "-H", "--html"],
+  make: ["--eval", "-E"],
 };
 
 /** Commands whose path operands (and `--opt=value` values) must stay inside the worktree. */
 export const WRITERS = new Set(
-  ("rm rmdir mv cp ln touch mkdir tee chmod chown chgrp truncate install shred unlink dd sort")
-    .split(" "),
+  ("rm rmdir mv cp ln touch mkdir tee chmod chown chgrp truncate install shred unlink dd sort " +
+    "split csplit gzip gunzip bzip2 bunzip2 xz unxz zstd tar unzip").split(" "),
 );
 
 /** find actions that run commands or write files. */

@@ -9,28 +9,9 @@ import { runCommandTool } from "../../plugins/svc-core-exec/src/run_command.ts";
 import { makeContext } from "../../plugins/svc-core-exec/tests/_ctx.ts";
 
 const ALLOW = [
-  "ls",
-  "echo",
-  "cat",
-  "grep",
-  "head",
-  "tee",
-  "cd",
   "git status",
-  "git",
-  "env",
-  "xargs",
-  "sh",
-  "bash",
-  "eval",
-  "exec",
-  "command",
-  "timeout",
-  "nohup",
-  "find",
-  "sed",
-  "awk",
-  "python3",
+  ...("ls echo cat grep head tee cd git env xargs sh bash eval exec " +
+    "command timeout nohup find sed awk node deno python3").split(" "),
 ];
 
 /** [family, command, canary location relative to the worktree] */
@@ -76,6 +57,12 @@ const ATTACKS: [string, string, string][] = [
   ["awk redirect", "awk 'BEGIN{print 1 > \"CANARY\"}'", "CANARY"],
   ["git -c alias", "git -c alias.x='!touch CANARY' x", "CANARY"],
   ["python -c", 'python3 -c \'open("CANARY", "w")\'', "CANARY"],
+  [
+    "node --import data:",
+    `node --import='data:text/javascript,import("fs").then((f) => f.writeFileSync("CANARY", ""))' f.js`,
+    "CANARY",
+  ],
+  ["deno data: module", `deno run -A 'data:,Deno.writeTextFileSync("CANARY", "")'`, "CANARY"],
   ["assignment changes lookup", "PATH=.:$PATH ls", "CANARY"],
   ["variable command word", "$0 -c 'touch CANARY'", "CANARY"],
   ["function definition", "ls() { touch CANARY; }; ls", "CANARY"],
@@ -108,6 +95,7 @@ function setup(): { root: string; wt: string; [Symbol.dispose](): void } {
   const wt = `${root}/wt`;
   Deno.mkdirSync(`${wt}/sub`, { recursive: true });
   Deno.writeTextFileSync(`${wt}/f.txt`, "a line\n");
+  Deno.writeTextFileSync(`${wt}/f.js`, "");
   Deno.writeTextFileSync(`${root}/outside.txt`, "a\n");
   Deno.writeTextFileSync(`${wt}/ls`, "#!/bin/sh\ntouch CANARY\n", { mode: 0o755 });
   Deno.symlinkSync("..", `${wt}/up`);
