@@ -7,17 +7,10 @@ import type { ToolOutput } from "./types.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|PRIVATE|COOKIE/i;
-const SHELL_HOOKS = new Set([
-  "BASH_ENV",
-  "ENV",
-  "CDPATH",
-  "GLOBIGNORE",
-  "SHELLOPTS",
-  "BASHOPTS",
-  "PROMPT_COMMAND",
-  "IFS",
-  "PS4",
-]);
+/** Variables that make bash run code or change parsing before the command starts. */
+const SHELL_HOOKS = new Set(
+  "BASH_ENV ENV CDPATH GLOBIGNORE SHELLOPTS BASHOPTS PROMPT_COMMAND IFS PS4".split(" "),
+);
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i;
 
 /** Tells whether a variable must not reach a child process. */
