@@ -99,7 +99,11 @@ export async function executeToolCall(
       }
     }
   }
-  content = truncateAtLine(content, deps.config.tool_max_result_chars);
+  content = truncateAtLine(
+    content,
+    deps.config.tool_max_result_chars,
+    "the result exceeded tool_max_result_chars; narrow the request",
+  );
   await session.appendPermission(audit);
   env.emit({ type: "tool_end", id: call.id, name, ok, content, status, decision });
   const analysis = deps.config.tool_analysis && !env.signal.aborted
@@ -164,5 +168,5 @@ function persistedContent(name: string, content: string, deps: EngineDeps): stri
   if (noise.includes(name) || aliases.some((a) => noise.includes(a))) {
     return `[${name} result excluded from the session log (noise_tools); ${content.length} characters]`;
   }
-  return truncateAtLine(content, deps.config.session_tool_max_chars);
+  return truncateAtLine(content, deps.config.session_tool_max_chars, "stored copy capped");
 }

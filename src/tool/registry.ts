@@ -44,6 +44,7 @@ export class ToolRegistry {
     if (!schema) {
       const parameters = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
       delete parameters.$schema;
+      stripSafeIntegerBounds(parameters);
       schema = {
         type: "function",
         function: { name: tool.name, description: tool.description, parameters },
@@ -52,4 +53,13 @@ export class ToolRegistry {
     }
     return schema;
   }
+}
+
+/** zod adds ±(2^53 - 1) bounds to every integer; they carry no meaning and cost schema bytes. */
+function stripSafeIntegerBounds(node: unknown): void {
+  if (!node || typeof node !== "object") return;
+  const record = node as Record<string, unknown>;
+  if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+  for (const value of Object.values(record)) stripSafeIntegerBounds(value);
 }

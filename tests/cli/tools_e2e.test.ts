@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { sandbox, svc } from "../_support/cli.ts";
+import { startFakeProvider } from "../_support/fake_provider.ts";
+
+const BUGGY = "export function add(a: number, b: number): number {\n  return a - b;\n}\n";
+const TEST = `import { add } from "./math.ts";
+Deno.test("add adds", () => {
+  if (add(2, 3) !== 5) throw new Error("add(2, 3) is " + add(2, 3));
+});
+`;
+
+Deno.test("svc run --yes lists, greps, reads, edits a file and runs its tests", async () => {
+  await using box = await sandbox({
+    "deno.json": "{}\n",
+    "math.ts": BUGGY,
+    "math_test.ts": TEST,
+  });
+  const fake = await startFakeProvider([
+    { tool_calls: [{ name: "list_dir", arguments: { path: "." } }] },
+    { tool_calls: [{ name: "grep", arguments: { pattern: "a - b" } }] },
+    { tool_calls: [{ name: "file_read", arguments: { path: "math.ts" } }] },
+    {
+      tool_calls: [{
+        name: "file_edit",
+        arguments: { path: "math.ts", old: "a - b", new: "a + b" },
+      }],
+    },
+    { tool_calls: [{ name: "code_test", arguments: {} }] },
+    { text: "Fixed add(); the tests pass." },
+  ]);
+  const out = await svc(
+    ["run", "--yes", "--base-url", fake.url, "--model", "m", "--output", "json", "-p", "fix add"],
+    { cwd: box.worktree, env: { ...box.env, PATH: Deno.env.get("PATH") ?? "" } },
+  );
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  const result = JSON.parse(out.stdout);
+  assert.deepEqual(result.tool_calls.map((c: { name: string; ok: boolean }) => [c.name, c.ok]), [
+    ["list_dir", true],
+    ["grep", true],
+    ["file_read", true],
+    ["file_edit", true],
+    ["code_test", true],
+  ]);
+  const results = fake.requests.slice(1).map((r) => r.body.messages.at(-1).content as string);
+  assert.match(results[0], /math\.ts/);
+  assert.match(results[1], /math\.ts:2:.*a - b/);
+  assert.match(results[2], /return a - b;/);
+  assert.equal(await Deno.readTextFile(`${box.worktree}/math.ts`), BUGGY.replace("a - b", "a + b"));
+  assert.match(results[4], /exit code 0/);
+  assert.equal(result.content, "Fixed add(); the tests pass.");
+});
+
+Deno.test("without --yes the edit is refused with [cancelled] and the file is unchanged", async () => {
+  await using box = await sandbox({ "math.ts": BUGGY });
+  const fake = await startFakeProvider([
+    {
+      tool_calls: [{
+        name: "file_edit",
+        arguments: { path: "math.ts", old: "a - b", new: "a + b" },
+      }],
+    },
+    { text: "I could not edit." },
+  ]);
+  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "fix add"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
+  assert.equal(await Deno.readTextFile(`${box.worktree}/math.ts`), BUGGY);
+});
