@@ -1,5 +1,4 @@
 /** A compact unified-diff preview of an edit, for the front-end's status line. */
-import { structuredPatch } from "diff";
 
 /** Most diff lines a preview shows. */
 const MAX_LINES = 40;
@@ -8,7 +7,9 @@ const MAX_LINES = 40;
  * Unified diff of `before` -> `after` with one line of context, capped at 40 lines. Falls back
  * to a plain summary when the diff would be too costly to compute (huge rewrites).
  */
-export function diffPreview(path: string, before: string, after: string): string {
+export async function diffPreview(path: string, before: string, after: string): Promise<string> {
+  // Loaded on the first edit, not when the plugin loads.
+  const { structuredPatch } = await import("diff");
   const patch = structuredPatch(path, path, before, after, undefined, undefined, {
     context: 1,
     maxEditLength: 2000,

@@ -42,9 +42,9 @@ async function globFiles(
   } catch (err) {
     return fsError(err, shown);
   }
-  const base = await walkBase(root, scanBase(pattern));
+  const base = await walkBase(root, await scanBase(pattern));
   const found = base === null ? [] : await listFiles(root, base, ctx.signal);
-  const matches = matchPaths(found, pattern);
+  const matches = await matchPaths(found, pattern);
   if (matches.length === 0) return `No matches for ${args.pattern} in ${shown}`;
   const prefix = shown === "." ? "" : `${shown.replace(/\/$/, "")}/`;
   const lines = matches.slice(0, GLOB_MAX_MATCHES).map((path) => prefix + path);
@@ -57,8 +57,8 @@ async function globFiles(
 }
 
 /** Sorted matches of `pattern` among `files` and their parent directories (marked with /). */
-export function matchPaths(files: string[], pattern: string): string[] {
-  const isMatch = pathMatcher(pattern);
+export async function matchPaths(files: string[], pattern: string): Promise<string[]> {
+  const isMatch = await pathMatcher(pattern);
   const out = files.filter((path) => isMatch(path));
   for (const dir of parentDirs(files)) if (isMatch(dir)) out.push(`${dir}/`);
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -112,7 +112,7 @@ export async function searchInProcess(
   matches: MatchSet,
   signal: AbortSignal,
 ): Promise<void> {
-  const isMatch = query.glob ? pathMatcher(query.glob) : () => true;
+  const isMatch = query.glob ? await pathMatcher(query.glob) : () => true;
   const files = await walkFiles(root, signal);
   const lookaround = /\(\?<?[!=]/.test(query.source);
   const whole = lookaround ? null : new RegExp(query.source, `${query.regex.flags}m`);

@@ -1,21 +1,30 @@
 /** The in-process tree walk behind glob and grep when ripgrep is not available. */
 import { join } from "node:path";
-// @ts-types="./picomatch.d.ts"
-import picomatch from "picomatch";
+import type picomatchType from "./picomatch.d.ts";
 import { NOISE_DIRS } from "./common.ts";
+
+let picomatchModule: typeof picomatchType | undefined;
+
+/** picomatch is CommonJS; it is loaded on the first glob, not when the plugin loads. */
+async function picomatch(): Promise<typeof picomatchType> {
+  if (!picomatchModule) {
+    picomatchModule = (await import("picomatch")).default as typeof picomatchType;
+  }
+  return picomatchModule;
+}
 
 /**
  * Matcher for a glob over relative posix paths, with ripgrep's `--glob` rules: a pattern without
  * `/` matches the last path segment at any depth, one with `/` matches from the root; dotfiles
  * are not special.
  */
-export function pathMatcher(pattern: string): (path: string) => boolean {
-  return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
+export async function pathMatcher(pattern: string): Promise<(path: string) => boolean> {
+  return (await picomatch())(pattern, { dot: true, basename: !pattern.includes("/") });
 }
 
 /** The literal directory prefix of a glob (`src` for `src/**\/*.ts`, empty for `*.ts`). */
-export function scanBase(pattern: string): string {
-  return picomatch.scan(pattern).base;
+export async function scanBase(pattern: string): Promise<string> {
+  return (await picomatch()).scan(pattern).base;
 }
 
 /**
