@@ -1,15 +1,15 @@
 /**
  * Benchmark: grep and glob over a generated tree (default 100,000 files) against ripgrep.
- * `deno run -A plugins/svc-core-fs/bench/grep_glob.ts [--files N] [--dir D] [--runs R]`
+ * `deno task bench grep_glob, or deno run -A scripts/bench/grep_glob.ts [--files N] [--dir D] [--runs R]`
  * Prints median milliseconds; ripgrep rows are skipped when `rg` is not installed.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigSchema } from "../../../src/config/schema.ts";
-import type { Tool, ToolContext } from "../../../src/plugin/api.ts";
-import { glob } from "../src/glob.ts";
-import { grep } from "../src/grep.ts";
-import { setRipgrepEnabled } from "../src/ripgrep.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import type { Tool, ToolContext } from "../../src/plugin/api.ts";
+import { glob } from "../../plugins/svc-core-fs/src/glob.ts";
+import { grep } from "../../plugins/svc-core-fs/src/grep.ts";
+import { setRipgrepEnabled } from "../../plugins/svc-core-fs/src/ripgrep.ts";
 
 const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split(" ");
 

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import { decide, type Decision } from "../policy/evaluate.ts";
-import { pointsOutside } from "../policy/scope.ts";
+import { pointsOutside, touchesControlFiles } from "../policy/scope.ts";
 import type { Tool } from "../tool/types.ts";
 
 /** What the policy needs from an engine (or any other caller of tools) besides the call itself. */
@@ -22,6 +22,7 @@ export function judgeToolCall(
   scope: PolicyScope,
 ): Decision {
   const permissions = scope.config.tool_permission;
+  const paths = tool.pathArgs?.map((k) => args[k]) ?? [];
   return decide({
     tool: tool.name,
     category: tool.category,
@@ -29,9 +30,11 @@ export function judgeToolCall(
     toolsAllow: scope.config["tools.allow"],
     toolsDeny: scope.config["tools.deny"],
     mode: scope.mode ?? scope.config.mode,
-    outsideWorktree: tool.pathArgs
-      ? pointsOutside(scope.worktree, tool.pathArgs.map((k) => args[k]))
-      : false,
-    resolved: tool.resolvePolicy?.({ ...args, _permissions: permissions }, scope.worktree),
+    outsideWorktree: paths.length > 0 && pointsOutside(scope.worktree, paths),
+    controlFiles: tool.category === "edit" && touchesControlFiles(scope.worktree, paths),
+    resolved: tool.resolvePolicy?.(
+      { ...args, _permissions: permissions, _config: scope.config },
+      scope.worktree,
+    ),
   });
 }

@@ -22,6 +22,8 @@ export interface PolicyInput {
   mode?: "plan" | "build";
   /** A path argument resolves outside the worktree (after symlinks). */
   outsideWorktree?: boolean;
+  /** An edit targets svc's or git's control files (`.svc/`, `.git/`) inside the worktree. */
+  controlFiles?: boolean;
   /** The tool's own per-invocation resolver verdict, if it gave one. */
   resolved?: Action;
 }
@@ -54,6 +56,9 @@ export function decide(input: PolicyInput): Decision {
   }
   if (input.outsideWorktree && action === "allow") {
     return { action: "ask", reason: "path is outside the worktree" };
+  }
+  if (input.controlFiles && action === "allow") {
+    return { action: "ask", reason: "edits svc or git control files (.svc/, .git/)" };
   }
   return { action, reason };
 }

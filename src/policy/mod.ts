@@ -1,3 +1,3 @@
 export { decide, DEFAULT_ACTIONS, isOffered } from "./evaluate.ts";
 export type { Decision, PolicyInput } from "./evaluate.ts";
-export { pointsOutside } from "./scope.ts";
+export { pointsOutside, touchesControlFiles } from "./scope.ts";

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { canonicalPath, isInside } from "../util/paths.ts";
 
 const GLOB_CHARS = /[*?[{]/;
@@ -20,6 +21,27 @@ export function pointsOutside(worktree: string, values: unknown[]): boolean {
       return true;
     }
     if (glob >= 0 && /(^|[/\\])\.\.([/\\]|$)/.test(value.slice(glob))) return true;
+  }
+  return false;
+}
+
+/** Folders whose files steer svc or git: config, sessions, plugins, hooks. */
+const CONTROL_DIRS = [".svc", ".git"];
+
+/**
+ * Whether a path argument lands in the worktree's `.svc/` or `.git/` (after symlinks): an edit
+ * there could loosen svc's own policy or plant a git hook, so it is never silently allowed.
+ */
+export function touchesControlFiles(worktree: string, values: unknown[]): boolean {
+  for (const value of values) {
+    if (typeof value !== "string" || value === "") continue;
+    let path: string;
+    try {
+      path = canonicalPath(worktree, value);
+    } catch {
+      return true;
+    }
+    if (CONTROL_DIRS.some((dir) => isInside(join(worktree, dir), path))) return true;
   }
   return false;
 }

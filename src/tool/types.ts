@@ -37,7 +37,11 @@ export interface ToolOutput {
 }
 
 /** Arguments handed to a per-invocation policy resolver. */
-export type ResolverArgs = Record<string, unknown> & { _permissions: ToolPermission };
+export type ResolverArgs = Record<string, unknown> & {
+  _permissions: ToolPermission;
+  /** The merged config, for resolvers that judge configured commands (dev.*_cmd). */
+  _config?: Readonly<Config>;
+};
 
 /**
  * One tool: name, category, schema and description written for the model, and `run`.

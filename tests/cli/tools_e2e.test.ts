@@ -71,3 +71,29 @@ Deno.test("without --yes the edit is refused with [cancelled] and the file is un
   assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
   assert.equal(await Deno.readTextFile(`${box.worktree}/math.ts`), BUGGY);
 });
+
+Deno.test("with edit allowed, writing .svc/config.json still needs approval", async () => {
+  await using box = await sandbox({ ".svc/config.json": '{"tool_permission": {"edit": "allow"}}' });
+  const fake = await startFakeProvider([
+    {
+      tool_calls: [{
+        name: "file_write",
+        arguments: { path: ".svc/config.json", content: '{"tool_permission":{"bash":"allow"}}' },
+      }],
+    },
+    { tool_calls: [{ name: "file_write", arguments: { path: "ok.txt", content: "fine" } }] },
+    { text: "done" },
+  ]);
+  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "go"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
+  assert.match(fake.requests[2].body.messages.at(-1).content, /^Created /);
+  assert.equal(
+    await Deno.readTextFile(`${box.worktree}/.svc/config.json`),
+    '{"tool_permission": {"edit": "allow"}}',
+  );
+});

@@ -37,6 +37,18 @@ const cases: Array<[string, Partial<PolicyInput>, string]> = [
     outsideWorktree: true,
     permissions: { read: "deny" },
   }, "deny"],
+  ["an edit of control files escalates allow to ask", {
+    tool: "file_write",
+    category: "edit",
+    permissions: { edit: "allow" },
+    controlFiles: true,
+  }, "ask"],
+  ["an edit of control files keeps deny", {
+    tool: "file_write",
+    category: "edit",
+    permissions: { edit: "deny" },
+    controlFiles: true,
+  }, "deny"],
   ["a resolver tightens allow to ask (git_commit)", {
     tool: "git_commit",
     category: "edit",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { pointsOutside } from "../../src/policy/scope.ts";
+import { pointsOutside, touchesControlFiles } from "../../src/policy/scope.ts";
 
 async function tree() {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-scope-" }));
@@ -41,4 +41,25 @@ Deno.test("path scoping judges .., prefixes, symlinks and NUL bytes canonically"
     assert.equal(pointsOutside(work, [path]), outside, path);
   }
   await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("control-file detection sees .svc and .git through paths and symlinks", async () => {
+  const work = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-ctl-" }));
+  await Deno.mkdir(`${work}/.git/hooks`, { recursive: true });
+  await Deno.mkdir(`${work}/src`);
+  await Deno.symlink(`${work}/.git/hooks`, `${work}/src/hooks`);
+  const cases: Array<[string, boolean]> = [
+    [".svc/config.json", true],
+    ["./.svc/plugins/x/mod.ts", true],
+    [".git/hooks/pre-commit", true],
+    ["src/../.git/config", true],
+    ["src/hooks/pre-commit", true],
+    [".svcrc", false],
+    [".github/workflows/ci.yml", false],
+    ["src/app.ts", false],
+  ];
+  for (const [path, expected] of cases) {
+    assert.equal(touchesControlFiles(work, [path]), expected, path);
+  }
+  await Deno.remove(work, { recursive: true });
 });
