@@ -40,7 +40,9 @@ export async function handleChat(
       if (deps.shutdown.aborted) return shuttingDown();
       const session = input.sessionId
         ? await deps.store.openOrCreate(input.sessionId)
-        : deps.store.create(interactiveName(new Date(), input.prompt));
+        : deps.store.create(
+          await unusedName(deps.store, interactiveName(new Date(), input.prompt)),
+        );
       const result = await deps.engine.runTurn(input.prompt, {
         session,
         signal: deps.shutdown,
@@ -71,6 +73,13 @@ export function parseChat(value: unknown): { prompt: string; sessionId?: string 
   const problem = checkSessionName(body.session_id);
   if (problem) return `session_id: ${problem}`;
   return { prompt: body.prompt, sessionId: body.session_id };
+}
+
+/** `base`, or `base_2`, `base_3`, ...: two prompts in the same second never share a file. */
+async function unusedName(store: SessionStore, base: string): Promise<string> {
+  let name = base;
+  for (let n = 2; await store.exists(name); n++) name = `${base}_${n}`;
+  return name;
 }
 
 function shuttingDown(): Response {

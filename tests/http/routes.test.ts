@@ -87,6 +87,16 @@ Deno.test("POST /chat without session_id creates a fresh named session", async (
   assert.deepEqual(await sessionFiles(a.worktree), [`${body.session}.json`]);
 });
 
+Deno.test("two POST /chat without session_id in the same second get separate sessions", async () => {
+  await using a = await app([{ text: "one" }, { text: "two" }]);
+  const first = await (await a.call("POST", "/chat", { json: { prompt: "Same words" } })).json();
+  const second = await (await a.call("POST", "/chat", { json: { prompt: "Same words" } })).json();
+  assert.notEqual(first.session, second.session);
+  assert.equal(await a.store.exists(first.session), true);
+  assert.equal((await a.store.read(first.session)).messages[1].content, "one");
+  assert.equal((await a.store.read(second.session)).messages[1].content, "two");
+});
+
 Deno.test("POST /chat answers 502 with the TurnResult when the turn ends in error", async () => {
   await using a = await app([{ status: 500 }, { status: 500 }, { status: 500 }]);
   const res = await a.call("POST", "/chat", { json: { prompt: "hi", session_id: "broken" } });
