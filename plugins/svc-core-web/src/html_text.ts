@@ -12,6 +12,7 @@ import {
   RAW,
   SKIP,
   SKIP_WHEN_HIDDEN,
+  TagReader,
   VOID,
 } from "./html_tags.ts";
 import { TextWriter } from "./text_writer.ts";
@@ -21,8 +22,6 @@ export interface HtmlText {
   title: string;
   text: string;
 }
-
-const TAG = /^<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/;
 
 /** Converts an HTML document to readable text; `baseUrl` resolves relative links. */
 export function htmlToText(html: string, baseUrl?: string): HtmlText {
@@ -34,6 +33,7 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
   let link: { href: string; start: number } | null = null;
   const lists: Array<{ ordered: boolean; n: number }> = [];
   let cells = 0;
+  const tags = new TagReader(html);
   let i = 0;
   while (i < html.length) {
     const lt = html.indexOf("<", i);
@@ -45,7 +45,7 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
       i = close === -1 ? html.length : close + 3;
       continue;
     }
-    const m = html.slice(lt, lt + 8192).match(TAG);
+    const m = tags.read(lt);
     if (!m) {
       const bang = html[lt + 1] === "!" || html[lt + 1] === "?";
       const close = bang ? html.indexOf(">", lt) : -1;
@@ -53,10 +53,8 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
       i = bang ? (close === -1 ? html.length : close + 1) : lt + 1;
       continue;
     }
-    i = lt + m[0].length;
-    const closing = m[1] === "/";
-    const name = m[2].toLowerCase();
-    const source = m[3];
+    i = m.end;
+    const { closing, name, source } = m;
     const selfClosing = source.endsWith("/") || VOID.has(name);
     if (!closing && RAW.has(name) && !source.endsWith("/")) {
       const end = new RegExp(`</${name}[\\s/>]`, "ig");

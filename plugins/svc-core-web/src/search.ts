@@ -1,14 +1,14 @@
 /** Search backends: DuckDuckGo's HTML results page and SearXNG's JSON API, parsed to results. */
 import { type FetchOptions, fetchPage } from "./fetch_page.ts";
-import { inlineText, parseAttributes } from "./html_tags.ts";
+import { inlineText, parseAttributes, TagReader } from "./html_tags.ts";
 import type { SearchBackend } from "./settings.ts";
 import type { SearchResult } from "./store.ts";
 
 /** Results kept and shown per search. */
 export const MAX_RESULTS = 10;
 
-const RESULT_LINK = /<a\b([^>]*\bclass="[^"]*\bresult__a\b[^"]*"[^>]*)>([\s\S]*?)<\/a>/gi;
-const SNIPPET = /<(a|div|td)\b[^>]*\bclass="[^"]*\bresult__snippet\b[^"]*"[^>]*>([\s\S]*?)<\/\1>/i;
+/** How far past a tag its closing tag is looked for, bounding work on hostile pages. */
+const FRAGMENT_LIMIT = 4096;
 
 /** The target of a DuckDuckGo result link (`//duckduckgo.com/l/?uddg=...`), or null for ads. */
 function resultUrl(href: string | undefined): string | null {
@@ -25,24 +25,33 @@ function resultUrl(href: string | undefined): string | null {
   }
 }
 
-/** Parses DuckDuckGo's HTML results page, skipping ads. */
+function fragment(html: string, from: number, closeTag: string): string {
+  const window = html.slice(from, from + FRAGMENT_LIMIT);
+  const close = window.indexOf(closeTag);
+  return inlineText(close === -1 ? window : window.slice(0, close));
+}
+
+/** Parses DuckDuckGo's HTML results page, skipping ads; linear in the page size. */
 export function parseDdgHtml(html: string): SearchResult[] {
-  const links = [...html.matchAll(RESULT_LINK)];
+  const reader = new TagReader(html);
   const results: SearchResult[] = [];
-  links.forEach((link, i) => {
-    const previous = links[i - 1];
-    const from = previous ? previous.index + previous[0].length : 0;
-    if (/\bresult--ad\b/.test(html.slice(from, link.index))) return;
-    const url = resultUrl(parseAttributes(link[1]).get("href"));
-    if (!url) return;
-    const after = html.slice(link.index + link[0].length, links[i + 1]?.index ?? html.length);
-    const snippet = after.match(SNIPPET);
-    results.push({
-      title: inlineText(link[2]) || url,
-      url,
-      snippet: snippet ? inlineText(snippet[2]) : "",
-    });
-  });
+  let ad = false;
+  let current: SearchResult | null = null;
+  for (let lt = html.indexOf("<"); lt !== -1;) {
+    const tag = reader.read(lt);
+    lt = html.indexOf("<", tag ? tag.end : lt + 1);
+    if (!tag || tag.closing || !tag.source.includes("result")) continue;
+    const attrs = parseAttributes(tag.source);
+    const classes = ` ${attrs.get("class") ?? ""} `.replace(/\s+/g, " ");
+    if (classes.includes(" result ")) ad = classes.includes(" result--ad ");
+    else if (tag.name === "a" && classes.includes(" result__a ")) {
+      const url = ad ? null : resultUrl(attrs.get("href"));
+      current = url ? { title: fragment(html, tag.end, "</a") || url, url, snippet: "" } : null;
+      if (current) results.push(current);
+    } else if (current && !current.snippet && classes.includes(" result__snippet ")) {
+      current.snippet = fragment(html, tag.end, `</${tag.name}`);
+    }
+  }
   return results;
 }
 
@@ -60,7 +69,8 @@ export function parseSearxng(json: string): SearchResult[] | null {
   for (const item of list as Array<Record<string, unknown>>) {
     const url = typeof item?.url === "string" ? resultUrl(item.url) : null;
     if (!url) continue;
-    const text = (value: unknown) => typeof value === "string" ? inlineText(value) : "";
+    const text = (value: unknown) =>
+      typeof value === "string" ? inlineText(value.slice(0, FRAGMENT_LIMIT)) : "";
     results.push({ title: text(item.title) || url, url, snippet: text(item.content) });
   }
   return results;

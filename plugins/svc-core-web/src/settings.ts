@@ -37,7 +37,10 @@ async function readSettings(path: string): Promise<Loaded> {
   try {
     text = await Deno.readTextFile(path);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { ok: true, settings: {} };
+    // Missing, or not readable under a plugin sandbox without read permission: defaults apply.
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotCapable) {
+      return { ok: true, settings: {} };
+    }
     return { ok: false, error: `Could not read ${path}: ${(err as Error).message}` };
   }
   try {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { decodeEntities, NAMED } from "../src/entities.ts";
 import { inlineText } from "../src/html_tags.ts";
 import { htmlToText } from "../src/html_text.ts";
+import { parseDdgHtml } from "../src/search.ts";
 
 Deno.test("htmlToText keeps headings, paragraphs, lists, tables and links", () => {
   const html = `<!DOCTYPE html><html><head><title>Caf&eacute; &amp; Co</title>
@@ -69,4 +70,20 @@ Deno.test("decodeEntities handles named, numeric and legacy references", () => {
 
 Deno.test("inlineText flattens a fragment to one line", () => {
   assert.equal(inlineText("Example <b>Domain</b>\n  &amp; more"), "Example Domain & more");
+});
+
+Deno.test("htmlToText and parseDdgHtml stay fast on hostile markup", () => {
+  const hostile = [
+    '<a href="'.repeat(100_000) + ">",
+    "<a x='1' ".repeat(100_000),
+    "<".repeat(500_000),
+    "<nav>".repeat(100_000),
+    '<a class="result__a" '.repeat(50_000) + ">",
+  ];
+  const started = Date.now();
+  for (const html of hostile) {
+    htmlToText(html);
+    parseDdgHtml(html);
+  }
+  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
 });

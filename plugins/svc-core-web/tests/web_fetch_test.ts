@@ -132,6 +132,11 @@ Deno.test("web_fetch given a literal loopback url fetches only after the engine 
       typeof direct === "string" ? direct : direct.content,
       `URL: ${base}/data.json (application/json)\nCharacters 0-14 of 14\n\n{"answer": 42}`,
     );
+    const named = await plain.run(
+      { url: `http://localhost:${port}/data.json` },
+      toolContext("/w", "fetch-ask"),
+    );
+    assert.match(typeof named === "string" ? named : named.content, /\{"answer": 42\}$/);
     const redirected = await plain.run({ url }, toolContext("/w", "fetch-ask"));
     assert.match(
       typeof redirected === "string" ? redirected : redirected.content,
