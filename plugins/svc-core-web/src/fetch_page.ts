@@ -20,6 +20,8 @@ export interface FetchOptions {
   allowHosts?: readonly string[];
   /** DNS lookup; defaults to `Deno.resolveDns` (A and AAAA). */
   resolve?: Resolver;
+  /** Root certificates (PEM) that replace the default ones for https; a test seam. */
+  caCerts?: string[];
 }
 
 /** Default caps of web_fetch. */
@@ -79,7 +81,7 @@ async function follow(
     const target = await checkTarget(current.url, { ...options, signal });
     if (!target.ok) return target;
     signal.throwIfAborted();
-    const response = await requestPinned(current.url, target.addresses, signal);
+    const response = await requestPinned(current.url, target.addresses, signal, options.caCerts);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (REDIRECTS.has(status) && location) {

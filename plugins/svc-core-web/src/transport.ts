@@ -21,6 +21,7 @@ export function requestPinned(
   url: URL,
   addresses: readonly string[],
   signal: AbortSignal,
+  caCerts?: string[],
 ): Promise<http.IncomingMessage> {
   const entries = addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   const lookup = ((_host, options, callback) => {
@@ -36,6 +37,7 @@ export function requestPinned(
       lookup,
       signal,
       headers: REQUEST_HEADERS,
+      ...(caCerts ? { ca: caCerts } : {}),
     }, resolve);
     request.on("error", reject);
     request.end();
@@ -80,8 +82,9 @@ export async function readCapped(
     for await (const chunk of stream) {
       chunks.push(chunk as Uint8Array);
       total += (chunk as Uint8Array).length;
-      if (total >= maxBytes) {
-        capped = total > maxBytes || !response.complete;
+      // One byte past the cap proves there is more; a body of exactly maxBytes is complete.
+      if (total > maxBytes) {
+        capped = true;
         break;
       }
     }

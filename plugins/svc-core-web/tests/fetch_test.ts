@@ -67,6 +67,13 @@ Deno.test("fetchPage stops a huge body at the byte cap", async () => {
   });
 });
 
+Deno.test("fetchPage applies the byte cap after decompression (gzip bomb)", async () => {
+  await withServer(async (base) => {
+    const got = page(await fetchPage(`${base}/bomb`, { ...local, maxBytes: 1024 * 1024 }));
+    assert.deepEqual([got.body.length, got.truncated], [1024 * 1024, true]);
+  });
+});
+
 Deno.test("fetchPage stops an endless body at the cap in bounded time", async () => {
   await withServer(async (base) => {
     const started = Date.now();
@@ -155,4 +162,29 @@ Deno.test("fetchPage reports HTTP errors, refused schemes and bad URLs", async (
     error: "Only http and https URLs can be fetched, not file:",
   });
   assert.deepEqual(await fetchPage("not a url"), { ok: false, error: "Invalid URL: not a url" });
+});
+
+Deno.test("fetchPage pins https too, keeping SNI and the certificate check on the name", async () => {
+  const fixture = (name: string) =>
+    Deno.readTextFile(new URL(`./fixtures/${name}`, import.meta.url));
+  const tls = { cert: await fixture("pinned_test.crt"), key: await fixture("pinned_test.key") };
+  await withServer(
+    async (_base, port) => {
+      const options = {
+        allowHosts: ["pinned.test", "other.test"],
+        resolve: () => Promise.resolve(["127.0.0.1"]),
+        caCerts: [tls.cert],
+      };
+      const got = page(await fetchPage(`https://pinned.test:${port}/host`, options));
+      assert.equal(got.body, `host=pinned.test:${port}`);
+      const other = await fetchPage(`https://other.test:${port}/host`, options);
+      assert.equal(other.ok, false);
+      assert.match(
+        other.ok ? "" : other.error,
+        /^Fetching https:\/\/other\.test:\d+\/host failed: .*altnames/,
+      );
+    },
+    undefined,
+    tls,
+  );
 });

@@ -77,6 +77,10 @@ async function route(request: Request, base: string, extra?: Routes): Promise<Re
       return new Response(await gzip("<p>compressed page</p>"), {
         headers: { "content-type": "text/html", "content-encoding": "gzip" },
       });
+    case "/bomb":
+      return new Response(await gzip("a".repeat(20 * 1024 * 1024)), {
+        headers: { "content-type": "text/plain", "content-encoding": "gzip" },
+      });
     case "/latin1":
       return new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), {
         headers: { "content-type": "text/plain; charset=iso-8859-1" },
@@ -98,17 +102,18 @@ async function route(request: Request, base: string, extra?: Routes): Promise<Re
   return new Response("not here", { status: 404, statusText: "Not Found" });
 }
 
-/** Runs `fn` with a fresh server on 127.0.0.1; `base` is its `http://127.0.0.1:port` address. */
+/** Runs `fn` with a fresh server on 127.0.0.1 (https with `tls`); `base` is its address. */
 export async function withServer(
   fn: (base: string, port: number) => Promise<void>,
   extra?: Routes,
+  tls?: { cert: string; key: string },
 ): Promise<void> {
   let base = "";
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, onListen() {}, ...tls },
     (request) => route(request, base, extra),
   );
-  base = `http://127.0.0.1:${server.addr.port}`;
+  base = `${tls ? "https" : "http"}://127.0.0.1:${server.addr.port}`;
   try {
     await fn(base, server.addr.port);
   } finally {
