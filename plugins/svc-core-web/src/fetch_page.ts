@@ -4,7 +4,6 @@
  */
 import { contentKind, decodeText, detectCharset, mediaType, sniffKind } from "./content.ts";
 import { checkTarget, type Resolver } from "./target.ts";
-import { readCapped, requestPinned } from "./transport.ts";
 
 /** Caps and seams of one fetch; the defaults are the tool's limits. */
 export interface FetchOptions {
@@ -81,6 +80,8 @@ async function follow(
     const target = await checkTarget(current.url, { ...options, signal });
     if (!target.ok) return target;
     signal.throwIfAborted();
+    // node:http, node:https and node:zlib load on the first fetch, not when svc starts.
+    const { readCapped, requestPinned } = await import("./transport.ts");
     const response = await requestPinned(current.url, target.addresses, signal, options.caCerts);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
