@@ -67,7 +67,13 @@ export class Engine {
     });
     emit({ type: "session", name: session.name });
     if (config.web_search && !signal.aborted) {
-      const block = await webSearchBlock(prompt, deps, session, signal);
+      const block = await webSearchBlock(
+        prompt,
+        deps,
+        session,
+        signal,
+        (message) => emit({ type: "warning", message }),
+      );
       if (block) {
         await session.appendMessage({
           role: "system",

@@ -11,6 +11,7 @@ export async function webSearchBlock(
   deps: EngineDeps,
   session: Session,
   signal: AbortSignal,
+  warn: (message: string) => void,
 ): Promise<string | null> {
   const tool = deps.registry.resolve("web_search");
   if (!tool) return null;
@@ -47,6 +48,10 @@ export async function webSearchBlock(
   };
   try {
     const out = await tool.run({ query }, ctx);
+    if (typeof out !== "string" && out.ok === false) {
+      warn(`web_search for "${query}" failed: ${out.content.slice(0, 200)}`);
+      return null;
+    }
     const text = typeof out === "string" ? out : out.content;
     return `Web search results for "${query}":\n${text}`;
   } catch {

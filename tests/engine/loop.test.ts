@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { echoTool, harness, readStored } from "../_support/engine.ts";
 
 Deno.test("a turn that calls a tool feeds the result back and returns the answer", async () => {
@@ -330,4 +331,45 @@ Deno.test("invalid tool-call JSON becomes an error result the model can correct"
   ]);
   await h.engine.runTurn("go", { session: h.store.create("t") });
   assert.match(h.fake.requests[1].body.messages.at(-1).content, /not valid JSON/);
+});
+
+Deno.test("web_search: true injects results before the turn, refining a short query", async () => {
+  const search = echoTool("web_search", "web");
+  const queries: string[] = [];
+  search.run = (args) => {
+    queries.push(String(args.query));
+    return Promise.resolve("1. Deno 2.9 released (https://example.test/deno)");
+  };
+  search.schema = z.object({ query: z.string() });
+  await using h = await harness([
+    { text: "deno 2.9 release notes" },
+    { text: "It was released." },
+  ], { tools: [search], config: { web_search: true, query_refine: true } });
+  const result = await h.engine.runTurn("when?", { session: h.store.create("t") });
+  assert.equal(result.content, "It was released.");
+  assert.deepEqual(queries, ["deno 2.9 release notes"]);
+  const sent = h.fake.requests[1].body.messages;
+  assert.equal(
+    sent.at(-1).content,
+    'Web search results for "deno 2.9 release notes":\n1. Deno 2.9 released (https://example.test/deno)',
+  );
+});
+
+Deno.test("web_search: true skips injection and warns when the search fails", async () => {
+  const search = echoTool("web_search", "web");
+  search.run = () => Promise.resolve({ content: "Error: backend down", ok: false });
+  await using h = await harness([{ text: "ok" }], {
+    tools: [search],
+    config: { web_search: true },
+  });
+  const warnings: string[] = [];
+  await h.engine.runTurn("a long enough question here", {
+    session: h.store.create("t"),
+    onEvent: (e) => e.type === "warning" && warnings.push(e.message),
+  });
+  assert.equal(h.fake.requests[0].body.messages.at(-1).content, "a long enough question here");
+  assert.match(
+    warnings[0],
+    /web_search for "a long enough question here" failed: Error: backend down/,
+  );
 });
