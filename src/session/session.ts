@@ -22,8 +22,20 @@ export class Session {
   /** Full tool results of this process, by call id, where the stored copy was shaped. */
   readonly live = new Map<string, string>();
 
-  constructor(readonly dir: string, data: SessionData) {
+  /**
+   * What the first write does when a file of this name already exists: `unique` (a new
+   * session) takes the next free name `<name>_2`, `<name>_3`, ...; `shared` (a session opened by
+   * an explicit name) loads the file and appends to it. Null once the file is ours.
+   */
+  #fresh: "unique" | "shared" | null;
+
+  constructor(
+    readonly dir: string,
+    data: SessionData,
+    fresh: "unique" | "shared" | null = "unique",
+  ) {
     this.#data = data;
+    this.#fresh = fresh;
     this.#cache();
   }
 
@@ -42,7 +54,7 @@ export class Session {
 
   /** Loads a session file, throwing SessionError when it does not parse. */
   static async load(dir: string, name: string): Promise<Session> {
-    const session = new Session(dir, await readSessionFile(join(dir, `${name}.json`)));
+    const session = new Session(dir, await readSessionFile(join(dir, `${name}.json`)), null);
     session.#ino = (await Deno.stat(session.path)).ino;
     return session;
   }
@@ -120,6 +132,16 @@ export class Session {
   }
 
   async #reloadIfChanged(): Promise<void> {
+    if (this.#fresh === "unique") {
+      // Two new sessions of the same second and prompt must not share (and overwrite) a file.
+      const base = this.#data.name;
+      for (let n = 2; await exists(this.path); n++) this.#data.name = `${base}_${n}`;
+    }
+    if (this.#fresh === "shared" && await exists(this.path)) {
+      this.#data = await readSessionFile(this.path);
+      this.#cache();
+    }
+    this.#fresh = null;
     if (this.#ino === null) return;
     let ino: number | null;
     try {

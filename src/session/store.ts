@@ -37,11 +37,18 @@ export class SessionStore {
   /** Opens a saved session, or starts a new one that is written on its first append. */
   async openOrCreate(name: string, extra: { parent_id?: string } = {}): Promise<Session> {
     if (await this.exists(name)) return await Session.load(this.dir, name);
-    return this.create(name, extra);
+    return this.create(name, extra, "shared");
   }
 
-  /** A new, not yet written session. */
-  create(name: string, extra: { parent_id?: string } = {}): Session {
+  /**
+   * A new, not yet written session. By default its first write takes a free name (`_2`, ...) if
+   * `name` exists by then; `shared` appends to a file that another process created meanwhile.
+   */
+  create(
+    name: string,
+    extra: { parent_id?: string } = {},
+    fresh: "unique" | "shared" = "unique",
+  ): Session {
     const now = new Date().toISOString();
     const data: SessionData = {
       name,
@@ -52,7 +59,7 @@ export class SessionStore {
       errors: [],
       permissions: [],
     };
-    return new Session(this.dir, data);
+    return new Session(this.dir, data, fresh);
   }
 
   /** The raw stored document (read-only access for MCP resources and previews). */

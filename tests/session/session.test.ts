@@ -134,3 +134,28 @@ for (let i = 0; ; i++) await s.appendMessage({ role: "user", content: "x".repeat
   }
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("two new sessions of the same name never overwrite each other", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = new SessionStore(dir);
+  const a = store.create("ses_same");
+  const b = store.create("ses_same");
+  await a.appendMessage({ role: "user", content: "a", timestamp: "t" });
+  await b.appendMessage({ role: "user", content: "b", timestamp: "t" });
+  assert.deepEqual([a.name, b.name], ["ses_same", "ses_same_2"]);
+  const read = async (n: string) => (await store.read(n)).messages.map((m) => m.content);
+  assert.deepEqual([await read("ses_same"), await read("ses_same_2")], [["a"], ["b"]]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a session opened by name joins a file another process created meanwhile", async () => {
+  const dir = await Deno.makeTempDir();
+  const first = await new SessionStore(dir).openOrCreate("demo");
+  const second = await new SessionStore(dir).openOrCreate("demo");
+  await first.appendMessage({ role: "user", content: "1", timestamp: "t" });
+  await second.appendMessage({ role: "user", content: "2", timestamp: "t" });
+  assert.equal(second.name, "demo");
+  const stored = await new SessionStore(dir).read("demo");
+  assert.deepEqual(stored.messages.map((m) => m.content), ["1", "2"]);
+  await Deno.remove(dir, { recursive: true });
+});
