@@ -5,6 +5,7 @@ import type { SessionStore } from "../session/store.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { type Mutex, QueueFullError } from "./lock.ts";
 import { fail, json } from "./reply.ts";
+import type { SessionCache } from "./session_cache.ts";
 
 /** What POST /chat needs: the shared engine, its session store and lock, the shutdown signal. */
 export interface ChatDeps {
@@ -29,6 +30,7 @@ export async function handleChat(
   request: Request,
   deps: ChatDeps,
   limits: BodyLimits,
+  sessions: SessionCache,
 ): Promise<Response> {
   const body = await readJsonBody(request, limits);
   if (!body.ok) return body.response;
@@ -38,11 +40,9 @@ export async function handleChat(
   try {
     return await deps.lock.run(async () => {
       if (deps.shutdown.aborted) return shuttingDown();
-      const session = input.sessionId
-        ? await deps.store.openOrCreate(input.sessionId)
-        : deps.store.create(
-          await unusedName(deps.store, interactiveName(new Date(), input.prompt)),
-        );
+      const session = input.sessionId ? await sessions.open(input.sessionId) : deps.store.create(
+        await unusedName(deps.store, interactiveName(new Date(), input.prompt)),
+      );
       const result = await deps.engine.runTurn(input.prompt, {
         session,
         signal: deps.shutdown,

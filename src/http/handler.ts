@@ -3,6 +3,7 @@ import { type BodyLimits, readBody } from "./body.ts";
 import { type ChatDeps, handleChat } from "./chat.ts";
 import { createGuard, type GuardOptions } from "./guard.ts";
 import { fail, isJsonType, json, JSON_HEADERS } from "./reply.ts";
+import { SessionCache } from "./session_cache.ts";
 
 /** Largest POST /chat body: 1 MiB. */
 export const MAX_CHAT_BYTES = 1024 * 1024;
@@ -47,6 +48,7 @@ export function createHandler(
     maxBytes: options.maxChatBytes ?? MAX_CHAT_BYTES,
     timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
   };
+  const sessions = new SessionCache(app.store);
   const endpointLimits: BodyLimits = { ...chatLimits, maxBytes: MAX_ENDPOINT_BYTES };
   const health = JSON.stringify({ status: "ok" });
   const route = async (request: Request, path: string): Promise<Response> => {
@@ -68,12 +70,12 @@ export function createHandler(
       case "/sessions":
         return json({ sessions: await app.store.list() });
       default:
-        return await handleChat(request, app, chatLimits);
+        return await handleChat(request, app, chatLimits, sessions);
     }
   };
   return async (request) => {
     try {
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       return guard(request, path) ?? await route(request, path);
     } catch (err) {
       options.onError?.(err as Error);
@@ -102,4 +104,16 @@ async function forward(
       body: body.value as Uint8Array<ArrayBuffer>,
     }),
   );
+}
+
+/** The path of an absolute request URL without building a URL object (the /health hot path). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let stop = url.length;
+  for (const mark of ["?", "#"]) {
+    const at = url.indexOf(mark, start);
+    if (at >= 0 && at < stop) stop = at;
+  }
+  return url.slice(start, stop);
 }

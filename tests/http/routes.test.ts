@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { app, assertJsonHeaders, sessionFiles } from "./_app.ts";
 import { VERSION } from "../../src/version.ts";
 import { statusFor } from "../../src/http/mod.ts";
+import { pathOf } from "../../src/http/handler.ts";
+import { SessionStore } from "../../src/session/store.ts";
 
 Deno.test("GET /health answers ok as JSON without CORS headers", async () => {
   await using a = await app([]);
@@ -166,4 +168,41 @@ Deno.test("concurrent POST /chat requests run one at a time, in arrival order", 
   assert.equal(starts.length, 3);
   assert.ok(starts[1] - starts[0] >= 100, `second turn started ${starts[1] - starts[0]} ms after`);
   assert.ok(starts[2] - starts[1] >= 100, `third turn started ${starts[2] - starts[1]} ms after`);
+});
+
+Deno.test("request paths are cut from the URL without query or fragment", () => {
+  assert.deepEqual(
+    [
+      "http://127.0.0.1:8787/health",
+      "http://127.0.0.1:8787/chat?x=/y",
+      "http://[::1]:80/sessions#top",
+      "http://localhost:8787",
+      "http://h/a%2Fb",
+      "http://h/p#x?y",
+    ].map(pathOf),
+    ["/health", "/chat", "/sessions", "/", "/a%2Fb", "/p"],
+  );
+});
+
+Deno.test("a session changed or deleted by another process between turns is respected", async () => {
+  await using a = await app([{ text: "one" }, { text: "two" }, { text: "three" }]);
+  const chat = (prompt: string) =>
+    a.call("POST", "/chat", { json: { prompt, session_id: "shared" } });
+  await (await chat("first")).body?.cancel();
+  const other = await new SessionStore(a.worktree).openOrCreate("shared");
+  await other.appendMessage({ role: "user", content: "from the REPL", timestamp: "t" });
+  await (await chat("second")).body?.cancel();
+  assert.deepEqual((await a.store.read("shared")).messages.map((m) => m.content), [
+    "first",
+    "one",
+    "from the REPL",
+    "second",
+    "two",
+  ]);
+  await a.store.delete("shared");
+  await (await chat("third")).body?.cancel();
+  assert.deepEqual((await a.store.read("shared")).messages.map((m) => m.content), [
+    "third",
+    "three",
+  ]);
 });
