@@ -109,7 +109,8 @@ async function serve(flags: ServeFlags): Promise<number> {
   let signals = 0;
   const stop = () => {
     if (++signals > 1) Deno.exit(130);
-    console.error("svc serve: shutting down (cancelling the running turn)");
+    const busy = lock.busy ? " (cancelling the running turn)" : "";
+    console.error(`svc serve: shutting down${busy}`);
     shutdown.abort();
     closeEndpoints(endpoints).finally(() => server.shutdown());
     Deno.unrefTimer(setTimeout(() => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { app, assertJsonHeaders, sessionFiles } from "./_app.ts";
+import { echoTool } from "../_support/engine.ts";
 import { VERSION } from "../../src/version.ts";
 import { statusFor } from "../../src/http/mod.ts";
 import { pathOf } from "../../src/http/handler.ts";
@@ -205,4 +206,26 @@ Deno.test("a session changed or deleted by another process between turns is resp
     "third",
     "three",
   ]);
+});
+
+Deno.test("served turns are headless: an ask-gated tool call is denied with [cancelled]", async () => {
+  await using a = await app([
+    { tool_calls: [{ name: "writer", arguments: { text: "overwrite" } }] },
+    { text: "could not write" },
+  ], { tools: [echoTool("writer", "edit")] });
+  const res = await a.call("POST", "/chat", { json: { prompt: "write it", session_id: "h" } });
+  const body = await res.json();
+  assert.equal(res.status, 200);
+  assert.deepEqual(
+    body.tool_calls.map((c: { name: string; decision: string; ok: boolean }) => [
+      c.name,
+      c.decision,
+      c.ok,
+    ]),
+    [["writer", "ask", false]],
+  );
+  const fed = a.fake.requests[1].body.messages.at(-1);
+  assert.deepEqual([fed.role, fed.content], ["tool", "[cancelled]"]);
+  const audit = (await a.store.read("h")).permissions.map((p) => [p.outcome, p.by]);
+  assert.deepEqual(audit, [["denied", "headless"]]);
 });
