@@ -4,6 +4,7 @@
  * (the difference is the fsync of the two durable session appends of every turn).
  */
 import { startFakeProvider } from "../../tests/_support/fake_provider.ts";
+import { harness } from "../../tests/_support/engine.ts";
 import { MAIN, median, report } from "./_util.ts";
 
 const fake = await startFakeProvider(() => ({ text: "pong", chunkSize: 1000 }));
@@ -15,6 +16,7 @@ try {
   } finally {
     await disk.stop();
   }
+  await engineOnly();
   const tmpfs = await Deno.stat("/dev/shm").then(() => true, () => false);
   if (tmpfs) {
     const shm = await startServe("/dev/shm");
@@ -111,6 +113,22 @@ async function chat(url: string, label: string): Promise<void> {
   const overhead = chats.map((c, i) => c - provider[i]);
   report("  added over the provider", overhead, "ms", "< 5 ms median");
   console.log(`  median overhead ${median(overhead).toFixed(2)} ms`);
+}
+
+/** The same turn in-process (no HTTP): what the engine and its session appends cost alone. */
+async function engineOnly(): Promise<void> {
+  await using h = await harness([]);
+  const turn = async () => {
+    const start = performance.now();
+    const session = await h.store.openOrCreate("bench");
+    await h.engine.runTurn("ping", { session });
+    return performance.now() - start;
+  };
+  for (let i = 0; i < 10; i++) await turn();
+  const turns: number[] = [];
+  for (let i = 0; i < 60; i++) turns.push(await turn());
+  report("engine turn in-process, worktree on disk", turns, "ms");
+  console.log("  (POST /chat minus this is the HTTP layer's own cost)");
 }
 
 /** Requests per second from `connections` concurrent fetch loops for `ms` milliseconds. */
