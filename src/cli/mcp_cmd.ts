@@ -51,14 +51,19 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
     return 1;
   }
   const lock = new Mutex();
+  const shutdown = new AbortController();
   const host = createMcpHost({ config, worktree, registry }, new SessionStore(worktree), {
     serialize: (fn, signal) => lock.run(fn, signal),
+    shutdown: shutdown.signal,
     warn,
   });
   const server = serveMcpStdio(host, {
     onError: (error) => console.error(`svc mcp: ${error.message}`),
   });
-  const stop = () => void server.close();
+  const stop = () => {
+    shutdown.abort();
+    void server.close();
+  };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await server.closed;

@@ -79,6 +79,7 @@ async function serve(flags: ServeFlags): Promise<number> {
   const shutdown = new AbortController();
   const host = createMcpHost(engine.deps, store, {
     serialize: (fn, signal) => lock.run(fn, signal),
+    shutdown: shutdown.signal,
     warn,
   });
   const ctx: ServiceContext = {

@@ -55,13 +55,13 @@ export function createHandler(
     const endpoint = app.endpoints.get(path);
     const allowed = ROUTES[path];
     if (!allowed && !endpoint) return fail(404, "not found");
+    if (allowed && request.method !== allowed) {
+      return fail(405, `method not allowed; ${path} accepts ${allowed}`, { allow: allowed });
+    }
     if (request.method === "POST" && !isJsonType(request.headers.get("content-type"))) {
       return fail(415, "request body must be sent as Content-Type: application/json");
     }
     if (endpoint) return await forward(request, endpoint, endpointLimits);
-    if (request.method !== allowed) {
-      return fail(405, `method not allowed; ${path} accepts ${allowed}`, { allow: allowed });
-    }
     switch (path) {
       case "/health":
         return new Response(health, { headers: JSON_HEADERS });

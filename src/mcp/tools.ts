@@ -19,6 +19,8 @@ export interface ExposeOptions {
   serialize?: <T>(fn: () => Promise<T>, signal: AbortSignal) => Promise<T>;
   /** Receives the audit record of every call, refusals included. */
   audit?: (record: PermissionRecord) => Promise<void>;
+  /** Aborted when the server shuts down: running tools are cancelled like a turn. */
+  shutdown?: AbortSignal;
 }
 
 /** The session name tools see for served calls (web results are kept per session name). */
@@ -38,7 +40,10 @@ export function exposedTools(scope: ToolScope, options: ExposeOptions = {}): Ser
         description: tool.description,
         inputSchema: scope.registry.schemaOf(tool).function.parameters as Record<string, unknown>,
       })),
-    async call(name, args, signal): Promise<ServiceToolResult> {
+    async call(name, args, requestSignal): Promise<ServiceToolResult> {
+      const signal = options.shutdown
+        ? AbortSignal.any([requestSignal, options.shutdown])
+        : requestSignal;
       const offered = offeredTools(scope).map((t) => t.name);
       const call = normalizeToolCall(scope.registry, name, JSON.stringify(args ?? {}), offered);
       const record: PermissionRecord = {

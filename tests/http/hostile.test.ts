@@ -184,7 +184,10 @@ Deno.test("GET /chat has no side effects: 405 with Allow: POST", async () => {
 
 Deno.test("POST to a GET route and OPTIONS preflights are 405 without CORS headers", async () => {
   await using a = await app([]);
-  const post = await a.call("POST", "/sessions", { json: {} });
+  const post = await a.call("POST", "/sessions", {
+    body: "x",
+    headers: { "content-type": "text/plain" },
+  });
   await refused(a, post, 405, "method not allowed; /sessions accepts GET");
   const preflight = await a.call("OPTIONS", "/chat", {
     headers: { "access-control-request-method": "POST" },

@@ -169,3 +169,28 @@ Deno.test("served calls wait for the engine lock", async () => {
 Deno.test("the audit path is under .svc/logs", () => {
   assert.equal(auditPath("/w"), "/w/.svc/logs/mcp_audit.jsonl");
 });
+
+Deno.test("a shutdown cancels a running served tool", async () => {
+  const slow: Tool = {
+    name: "slow",
+    category: "read",
+    description: "Waits until cancelled",
+    schema: z.object({}),
+    run: (_args, ctx) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener("abort", () => resolve("stopped early"), { once: true })
+      ),
+  };
+  const h = await harness([], { tools: [slow] });
+  await using _ = h;
+  const shutdown = new AbortController();
+  const records: PermissionRecord[] = [];
+  const tools = exposedTools(h.engine.deps, {
+    shutdown: shutdown.signal,
+    audit: (record) => Promise.resolve(void records.push(record)),
+  });
+  const call = tools.call("slow", {}, live());
+  setTimeout(() => shutdown.abort(), 20);
+  assert.deepEqual(await call, { content: "stopped early", ok: true });
+  assert.deepEqual(trimmed(records).map((r) => r.outcome), ["cancelled"]);
+});
