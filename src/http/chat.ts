@@ -40,9 +40,10 @@ export async function handleChat(
   try {
     return await deps.lock.run(async () => {
       if (deps.shutdown.aborted) return shuttingDown();
-      const session = input.sessionId ? await sessions.open(input.sessionId) : deps.store.create(
-        await unusedName(deps.store, interactiveName(new Date(), input.prompt)),
-      );
+      // A new session whose name is taken by then moves to `_2`, `_3`, ... on its first write.
+      const session = input.sessionId
+        ? await sessions.open(input.sessionId)
+        : deps.store.create(interactiveName(new Date(), input.prompt));
       const result = await deps.engine.runTurn(input.prompt, {
         session,
         signal: deps.shutdown,
@@ -73,13 +74,6 @@ export function parseChat(value: unknown): { prompt: string; sessionId?: string 
   const problem = checkSessionName(body.session_id);
   if (problem) return `session_id: ${problem}`;
   return { prompt: body.prompt, sessionId: body.session_id };
-}
-
-/** `base`, or `base_2`, `base_3`, ...: two prompts in the same second never share a file. */
-async function unusedName(store: SessionStore, base: string): Promise<string> {
-  let name = base;
-  for (let n = 2; await store.exists(name); n++) name = `${base}_${n}`;
-  return name;
 }
 
 function shuttingDown(): Response {
