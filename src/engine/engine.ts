@@ -196,6 +196,8 @@ export class Engine {
       session: session.name,
       status: status ?? "error",
     };
+    // Everything this turn appended is durable before anyone sees the result.
+    await session.sync();
     emit({ type: "done", result });
     return result;
   }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
+import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { TurnError } from "../engine/events.ts";
 import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
 import { ByteList } from "../util/byte_list.ts";
@@ -19,6 +19,8 @@ export class Session {
   #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
   #ino: number | null = null;
   #queue: Promise<unknown> = Promise.resolve();
+  /** A rename happened since the folder was last fsynced. */
+  #dirty = false;
   /** Full tool results of this process, by call id, where the stored copy was shaped. */
   readonly live = new Map<string, string>();
 
@@ -103,10 +105,25 @@ export class Session {
         }
         const old = this.path;
         this.#data.name = candidate;
-        if (await exists(old)) await Deno.rename(old, this.path);
-        else await this.#write();
+        if (await exists(old)) {
+          await Deno.rename(old, this.path);
+          this.#dirty = true;
+        } else await this.#write();
       })
     );
+  }
+
+  /**
+   * Makes every append so far durable (fsyncs the folder). Each append's content is already
+   * fsynced before its rename, so the file is never torn; this makes the latest rename stick.
+   * Front-ends call it before acknowledging a turn.
+   */
+  sync(): Promise<void> {
+    return this.#serial(async () => {
+      if (!this.#dirty) return;
+      await syncDir(this.dir);
+      this.#dirty = false;
+    });
   }
 
   /** Writes the current state even if nothing changed (creates the file). */
@@ -156,7 +173,8 @@ export class Session {
 
   async #write(): Promise<void> {
     await Deno.mkdir(this.dir, { recursive: true });
-    await writeFileAtomic(this.path, this.#serialize());
+    await writeFileAtomic(this.path, this.#serialize(), { syncDir: false });
+    this.#dirty = true;
     this.#ino = (await Deno.stat(this.path)).ino;
   }
 

@@ -2,12 +2,14 @@ import { dirname, join } from "node:path";
 
 /**
  * Replaces `path` crash-safely: temp file in the same folder, fsync, rename, fsync the folder.
- * A killed process leaves either the old or the new file, never a torn one.
+ * A killed process leaves either the old or the new file, never a torn one. With
+ * `syncDir: false` the rename is atomic but only durable after a later `syncDir(folder)`: a power
+ * loss before that leaves the previous complete version.
  */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  options: { mode?: number } = {},
+  options: { mode?: number; syncDir?: boolean } = {},
 ): Promise<void> {
   const dir = dirname(path);
   const tmp = join(dir, `.${crypto.randomUUID().slice(0, 8)}.tmp`);
@@ -29,10 +31,11 @@ export async function writeFileAtomic(
     await Deno.remove(tmp).catch(() => {});
     throw err;
   }
-  await syncDir(dir);
+  if (options.syncDir !== false) await syncDir(dir);
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** fsyncs a folder so renames inside it survive a power loss. */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const handle = await Deno.open(dir, { read: true });
     try {
