@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load.ts";
-import { BUNDLED_PLUGINS, type Config } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
 import { Engine } from "../engine/engine.ts";
 import { askTool } from "../engine/ask.ts";
 import type { Approver, EngineDeps } from "../engine/context_types.ts";
@@ -83,11 +83,8 @@ export async function composeEngine(
   };
   const warnings = [
     ...connection.warnings,
-    // Bundled names that this build does not ship yet are listed by `svc plugins list` only.
-    ...plugins.plugins.filter((p) =>
-      (p.status === "errored" || p.status === "skipped") &&
-      !(p.origin === null && BUNDLED_PLUGINS.includes(p.name))
-    ).map((p) => `plugin ${p.name}: ${p.message}`),
+    ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
+      .map((p) => `plugin ${p.name}: ${p.message}`),
   ];
   return { engine: new Engine(deps), config, worktree, plugins, warnings };
 }

@@ -1,3 +1,4 @@
+import { BUNDLED_PLUGINS } from "../config/schema.ts";
 import { pathToFileURL } from "node:url";
 import {
   type Candidate,
@@ -62,13 +63,17 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const known = new Set(candidates.map((c) => c.name));
   for (const name of wanted) {
     if (known.has(name)) continue;
+    const planned = BUNDLED_PLUGINS.includes(name);
     result.plugins.push({
       name,
       version: "",
       origin: null,
       dir: null,
-      status: "errored",
-      message: "Not found in the bundled, global or local plugin folders",
+      // A default bundled name this build does not ship yet is not an error of the user's setup.
+      status: planned ? "disabled" : "errored",
+      message: planned
+        ? "Bundled plugin not shipped in this build yet"
+        : "Not found in the bundled, global or local plugin folders",
     });
   }
   return result;

@@ -56,8 +56,8 @@ Deno.test("plugins install copies a local folder, records its source and refuses
       version: "",
       origin: null,
       dir: null,
-      status: "errored",
-      message: "Not found in the bundled, global or local plugin folders",
+      status: "disabled",
+      message: "Bundled plugin not shipped in this build yet",
     })),
   ]);
 });
