@@ -3,7 +3,7 @@ import type { Session } from "../session/session.ts";
 import type { AskRequest, Tool } from "../tool/types.ts";
 import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
 import type { EngineDeps } from "./context_types.ts";
-import { isOffered } from "../policy/evaluate.ts";
+import { offeredTools } from "./judge.ts";
 import { buildContext } from "./context.ts";
 import { composeSystemMessages } from "./system_prompt.ts";
 import { addUsage, streamRound } from "./round.ts";
@@ -26,18 +26,7 @@ export class Engine {
 
   /** Tools advertised to the model: policy-filtered, canonical names only. */
   offeredTools(): Tool[] {
-    const { config } = this.deps;
-    if (!config.tool_calling) return [];
-    return this.deps.registry.list().filter((tool) =>
-      isOffered({
-        tool: tool.name,
-        category: tool.category,
-        permissions: config.tool_permission,
-        toolsAllow: config["tools.allow"],
-        toolsDeny: config["tools.deny"],
-        mode: this.deps.mode ?? config.mode,
-      })
-    );
+    return offeredTools(this.deps.registry, this.deps);
   }
 
   /** Runs one turn to completion; the result is also reflected in the session log. */

@@ -1,7 +1,8 @@
 import type { Config } from "../config/schema.ts";
-import { decide, type Decision } from "../policy/evaluate.ts";
+import { decide, type Decision, isOffered } from "../policy/evaluate.ts";
 import { pointsOutside, touchesControlFiles } from "../policy/scope.ts";
 import type { Tool } from "../tool/types.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
 
 /** What the policy needs from an engine (or any other caller of tools) besides the call itself. */
 export interface PolicyScope {
@@ -37,4 +38,23 @@ export function judgeToolCall(
       scope.worktree,
     ),
   });
+}
+
+/**
+ * The tools advertised to the model (and to MCP clients): denied ones removed, none when
+ * tool_calling is off, canonical names only.
+ */
+export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[] {
+  const { config } = scope;
+  if (!config.tool_calling) return [];
+  return registry.list().filter((tool) =>
+    isOffered({
+      tool: tool.name,
+      category: tool.category,
+      permissions: config.tool_permission,
+      toolsAllow: config["tools.allow"],
+      toolsDeny: config["tools.deny"],
+      mode: scope.mode ?? config.mode,
+    })
+  );
 }

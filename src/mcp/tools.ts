@@ -1,7 +1,10 @@
 import type { ServiceToolInfo, ServiceToolResult, ServiceTools } from "../plugin/api.ts";
-import { judgeToolCall, type PolicyScope } from "../engine/judge.ts";
+import {
+  judgeToolCall,
+  offeredTools as offeredByPolicy,
+  type PolicyScope,
+} from "../engine/judge.ts";
 import { CANCELLED } from "../engine/tool_call.ts";
-import { isOffered } from "../policy/evaluate.ts";
 import type { PermissionRecord } from "../session/types.ts";
 import { type NormalizedCall, normalizeToolCall } from "../tool/normalize.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -65,18 +68,7 @@ export function exposedTools(scope: ToolScope, options: ExposeOptions = {}): Ser
 
 /** The tools the engine would offer the model: denied ones removed, none when tool_calling is off. */
 export function offeredTools(scope: ToolScope): Tool[] {
-  const { config } = scope;
-  if (!config.tool_calling) return [];
-  return scope.registry.list().filter((tool) =>
-    isOffered({
-      tool: tool.name,
-      category: tool.category,
-      permissions: config.tool_permission,
-      toolsAllow: config["tools.allow"],
-      toolsDeny: config["tools.deny"],
-      mode: scope.mode ?? config.mode,
-    })
-  );
+  return offeredByPolicy(scope.registry, scope);
 }
 
 async function judgeAndRun(

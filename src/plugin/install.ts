@@ -1,3 +1,4 @@
+import { pathExists } from "../util/fs.ts";
 import { join } from "node:path";
 import { type Candidate, discoverPlugins, type PluginOrigin, pluginRoots } from "./discover.ts";
 import type { RootOptions } from "./discover.ts";
@@ -38,7 +39,7 @@ export async function installPlugin(
   const root = pluginRoots(options).find((r) => r.origin === origin)!.dir;
   return await stageAndPlace(source, root, origin, options, async (name) => {
     const existing = join(root, name);
-    if (!options.force && await exists(existing)) {
+    if (!options.force && await pathExists(existing)) {
       throw new Error(
         `Plugin ${name} is already installed at ${existing}; use --force to replace it`,
       );
@@ -134,7 +135,7 @@ async function stageAndPlace(
 /** Moves `from` to `to`; an existing `to` is moved aside first and removed afterwards. */
 async function replaceDir(from: string, to: string): Promise<void> {
   const aside = join(to, "..", `.old-${crypto.randomUUID().slice(0, 8)}`);
-  const hadOld = await exists(to);
+  const hadOld = await pathExists(to);
   if (hadOld) await Deno.rename(to, aside);
   try {
     await Deno.rename(from, to);
@@ -156,14 +157,5 @@ async function cacheRequirements(name: string, requires: string[]): Promise<void
   if (!output.success) {
     const last = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
     throw new Error(`Cannot install the dependencies of ${name}: ${last || "deno cache failed"}`);
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

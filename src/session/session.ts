@@ -1,3 +1,4 @@
+import { pathExists } from "../util/fs.ts";
 import { join } from "node:path";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { TurnError } from "../engine/events.ts";
@@ -100,12 +101,12 @@ export class Session {
     return this.#serial(() =>
       withFileLock(join(this.dir, ".sessions"), async () => {
         let candidate = name;
-        for (let n = 2; await exists(join(this.dir, `${candidate}.json`)); n++) {
+        for (let n = 2; await pathExists(join(this.dir, `${candidate}.json`)); n++) {
           candidate = `${name}_${n}`;
         }
         const old = this.path;
         this.#data.name = candidate;
-        if (await exists(old)) {
+        if (await pathExists(old)) {
           await Deno.rename(old, this.path);
           this.#dirty = true;
         } else await this.#write();
@@ -152,9 +153,9 @@ export class Session {
     if (this.#fresh === "unique") {
       // Two new sessions of the same second and prompt must not share (and overwrite) a file.
       const base = this.#data.name;
-      for (let n = 2; await exists(this.path); n++) this.#data.name = `${base}_${n}`;
+      for (let n = 2; await pathExists(this.path); n++) this.#data.name = `${base}_${n}`;
     }
-    if (this.#fresh === "shared" && await exists(this.path)) {
+    if (this.#fresh === "shared" && await pathExists(this.path)) {
       this.#data = await readSessionFile(this.path);
       this.#cache();
     }
@@ -235,13 +236,4 @@ export async function readSessionFile(path: string): Promise<SessionData> {
   data.errors = Array.isArray(data.errors) ? data.errors : [];
   data.permissions = Array.isArray(data.permissions) ? data.permissions : [];
   return data;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
