@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatToolCall, Usage } from "../provider/types.ts";
-import type { Session } from "../session/session.ts";
+import { type Session, SessionError } from "../session/session.ts";
 import type { AskRequest, Tool } from "../tool/types.ts";
 import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
 import type { EngineDeps } from "./context_types.ts";
@@ -29,8 +29,40 @@ export class Engine {
     return offeredTools(this.deps.registry, this.deps);
   }
 
-  /** Runs one turn to completion; the result is also reflected in the session log. */
+  /**
+   * Runs one turn to completion; the result is also reflected in the session log. A session
+   * that cannot be written (full disk, unwritable `.svc/`) ends the turn with status `error` and
+   * a `session_write` error instead of throwing.
+   */
   async runTurn(prompt: string, options: TurnOptions): Promise<TurnResult> {
+    const started = performance.now();
+    try {
+      return await this.#runTurn(prompt, options);
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      const message =
+        `Could not write the session ${options.session.name} (${options.session.path}): ${
+          (err as Error).message
+        }`;
+      const result: TurnResult = {
+        content: "",
+        thinking: "",
+        tool_calls: [],
+        errors: [{ code: "session_write", message, at: new Date().toISOString() }],
+        duration: Math.round(performance.now() - started) / 1000,
+        usage: null,
+        model: this.deps.model,
+        provider: this.deps.provider,
+        session: options.session.name,
+        status: "error",
+      };
+      options.onEvent?.({ type: "error", code: "session_write", message });
+      options.onEvent?.({ type: "done", result });
+      return result;
+    }
+  }
+
+  async #runTurn(prompt: string, options: TurnOptions): Promise<TurnResult> {
     const { deps } = this;
     const { config } = deps;
     const { session } = options;
@@ -199,6 +231,15 @@ export class Engine {
     }
     return this.deps.askHuman ? await this.deps.askHuman(request, signal) : null;
   }
+}
+
+/** Filesystem failures (ENOSPC, EACCES, ENOTDIR, ...) and unreadable session files. */
+function isStorageError(err: unknown): boolean {
+  if (err instanceof SessionError) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return Object.values(Deno.errors).some((type) => err instanceof type) ||
+    (typeof code === "string" && /^E[A-Z]+$/.test(code));
 }
 
 /** Drops tool calls whose argument JSON was cut off mid-stream. */

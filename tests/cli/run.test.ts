@@ -191,3 +191,19 @@ Deno.test("an unknown flag is refused with usage help", async () => {
   assert.equal(out.code, 2);
   assert.match(out.stderr, /unknown option '--frobnicate'/);
 });
+
+Deno.test("svc run ends with status error and a clear message when the session cannot be written", async () => {
+  await using box = await sandbox({ ".svc/sessions": "a file where the folder should be" });
+  const fake = await startFakeProvider([{ text: "hi" }]);
+  const out = await svc(
+    ["run", "--base-url", fake.url, "--model", "m", "-p", "hi", "--output", "json"],
+    { cwd: box.worktree, env: box.env },
+  );
+  await fake.close();
+  assert.equal(out.code, 1);
+  const result = JSON.parse(out.stdout);
+  assert.equal(result.status, "error");
+  assert.equal(result.errors[0].code, "session_write");
+  assert.match(result.errors[0].message, /Could not write the session ses_.*\.svc\/sessions/);
+  assert.equal(out.stderr.includes("at "), false, out.stderr);
+});
