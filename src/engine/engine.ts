@@ -81,11 +81,14 @@ export class Engine {
       await session.appendError(error);
     };
 
-    await session.appendMessage({
+    // The prompt is not acknowledged yet: its write may wait up to 25 ms to share the write of
+    // whatever comes next (often the answer), and is awaited before the result is returned.
+    const promptWritten = session.appendMessage({
       role: "user",
       content: prompt,
       timestamp: new Date().toISOString(),
-    });
+    }, { deferMs: 25 });
+    promptWritten.catch(() => {}); // awaited below; this only marks the rejection as handled
     emit({ type: "session", name: session.name });
     if (config.web_search && !signal.aborted) {
       const block = await webSearchBlock(
@@ -218,6 +221,7 @@ export class Engine {
       status: status ?? "error",
     };
     // Everything this turn appended is durable before anyone sees the result.
+    await promptWritten;
     await session.sync();
     emit({ type: "done", result });
     return result;

@@ -104,20 +104,23 @@ export async function executeToolCall(
     deps.config.tool_max_result_chars,
     "the result exceeded tool_max_result_chars; narrow the request",
   );
-  await session.appendPermission(audit);
   env.emit({ type: "tool_end", id: call.id, name, ok, content, status, decision });
   const analysis = deps.config.tool_analysis && !env.signal.aborted
     ? await analyze(name, content, env)
     : undefined;
-  await session.appendMessage({
-    role: "tool",
-    content: persistedContent(name, content, deps),
-    timestamp: new Date().toISOString(),
-    tool_call_id: call.id,
-    name,
-    ok,
-    ...(analysis ? { analysis } : {}),
-  }, content);
+  // The audit entry and the result share one session write.
+  await Promise.all([
+    session.appendPermission(audit),
+    session.appendMessage({
+      role: "tool",
+      content: persistedContent(name, content, deps),
+      timestamp: new Date().toISOString(),
+      tool_call_id: call.id,
+      name,
+      ok,
+      ...(analysis ? { analysis } : {}),
+    }, { live: content }),
+  ]);
   const duration = Math.round(performance.now() - started) / 1000;
   return { record: { id: call.id, name, arguments: args, decision, ok, duration }, content };
 }

@@ -11,15 +11,23 @@ export class SessionError extends Error {
 }
 
 /**
- * One append-only session log. Every append rewrites the file crash-safely (temp file, fsync,
- * rename) from cached per-record JSON, so the cost is one write of the file, not a re-encode.
- * Appends from other processes are merged: the file is reloaded when its inode changed.
+ * One append-only session log. An append shows in `data` at once and is written crash-safely
+ * (temp file, fsync, rename) from cached per-record JSON, so a write costs one write of the file,
+ * not a re-encode. Appends made together share one write (group commit); an append may ask to
+ * wait `deferMs` for company. Appends from other processes are merged: the file is reloaded when
+ * its inode changed, and this process's unwritten appends are applied again on top.
  */
 export class Session {
   #data: SessionData;
   #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
   #ino: number | null = null;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Appends applied in memory but not written yet, replayed after a reload from disk. */
+  #pending: Array<() => void> = [];
+  #waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The last failed write, reported once by `sync`. */
+  #failure: unknown = null;
   /** A rename happened since the folder was last fsynced. */
   #dirty = false;
   /** Full tool results of this process, by call id, where the stored copy was shaped. */
@@ -63,17 +71,22 @@ export class Session {
   }
 
   /**
-   * Appends a message. `liveContent` is what the provider should keep seeing when the stored
-   * content of a tool message was shaped (noise_tools, session_tool_max_chars).
+   * Appends a message; resolves once it is written. `live` is what the provider should keep
+   * seeing when the stored content of a tool message was shaped (noise_tools,
+   * session_tool_max_chars). `deferMs` lets the write wait that long for other appends.
    */
-  appendMessage(message: SessionMessage, liveContent?: string): Promise<void> {
-    if (liveContent !== undefined && message.tool_call_id && liveContent !== message.content) {
-      this.live.set(message.tool_call_id, liveContent);
+  appendMessage(
+    message: SessionMessage,
+    options: { live?: string; deferMs?: number } = {},
+  ): Promise<void> {
+    const { live } = options;
+    if (live !== undefined && message.tool_call_id && live !== message.content) {
+      this.live.set(message.tool_call_id, live);
     }
     return this.#commit(() => {
       this.#data.messages.push(message);
       this.#json.messages.push(message);
-    });
+    }, options.deferMs);
   }
 
   appendError(error: TurnError): Promise<void> {
@@ -98,6 +111,7 @@ export class Session {
 
   /** Renames the session file (first-message naming); a taken name gets `_2`, `_3`, ... */
   rename(name: string): Promise<void> {
+    this.#kick();
     return this.#serial(() =>
       withFileLock(join(this.dir, ".sessions"), async () => {
         let candidate = name;
@@ -120,7 +134,11 @@ export class Session {
    * Front-ends call it before acknowledging a turn.
    */
   sync(): Promise<void> {
+    this.#kick();
     return this.#serial(async () => {
+      const failure = this.#failure;
+      this.#failure = null;
+      if (failure) throw failure;
       if (!this.#dirty) return;
       await syncDir(this.dir);
       this.#dirty = false;
@@ -132,15 +150,52 @@ export class Session {
     return this.#commit(() => {});
   }
 
-  #commit(mutate: () => void): Promise<void> {
-    return this.#serial(() =>
-      withFileLock(join(this.dir, ".sessions"), async () => {
-        await this.#reloadIfChanged();
-        mutate();
+  /** Applies an append in memory now and queues its write. */
+  #commit(mutate: () => void, deferMs = 0): Promise<void> {
+    mutate();
+    this.#pending.push(mutate);
+    const written = new Promise<void>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+    });
+    if (deferMs > 0) {
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined;
+        this.#kick();
+      }, deferMs);
+    } else this.#kick();
+    return written;
+  }
+
+  /** Starts writing whatever is pending (after the write in progress, if any). */
+  #kick(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    void this.#serial(() => this.#flush());
+  }
+
+  /** Writes every pending append in one crash-safe write; never throws (waiters get errors). */
+  async #flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    const waiters = this.#waiters;
+    this.#pending = [];
+    this.#waiters = [];
+    try {
+      await withFileLock(join(this.dir, ".sessions"), async () => {
+        if (await this.#reloadIfChanged()) {
+          // The reload replaced memory with the file: replay what this process has not written.
+          for (const mutate of [...batch, ...this.#pending]) mutate();
+        }
         this.#data.updated_at = new Date().toISOString();
         await this.#write();
-      })
-    );
+      });
+      for (const waiter of waiters) waiter.resolve();
+    } catch (err) {
+      this.#failure = err;
+      for (const waiter of waiters) waiter.reject(err);
+    }
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -149,27 +204,29 @@ export class Session {
     return run;
   }
 
-  async #reloadIfChanged(): Promise<void> {
-    if (this.#fresh === "unique") {
+  /** Loads the file when another process wrote it since our last write; true when it did. */
+  async #reloadIfChanged(): Promise<boolean> {
+    const fresh = this.#fresh;
+    this.#fresh = null;
+    if (fresh === "unique") {
       // Two new sessions of the same second and prompt must not share (and overwrite) a file.
       const base = this.#data.name;
       for (let n = 2; await pathExists(this.path); n++) this.#data.name = `${base}_${n}`;
+      return false;
     }
-    if (this.#fresh === "shared" && await pathExists(this.path)) {
-      this.#data = await readSessionFile(this.path);
-      this.#cache();
+    if (fresh === "shared") {
+      if (!(await pathExists(this.path))) return false;
+    } else {
+      if (this.#ino === null) return false;
+      try {
+        if ((await Deno.stat(this.path)).ino === this.#ino) return false;
+      } catch {
+        return false;
+      }
     }
-    this.#fresh = null;
-    if (this.#ino === null) return;
-    let ino: number | null;
-    try {
-      ino = (await Deno.stat(this.path)).ino;
-    } catch {
-      return;
-    }
-    if (ino === this.#ino) return;
     this.#data = await readSessionFile(this.path);
     this.#cache();
+    return true;
   }
 
   async #write(): Promise<void> {

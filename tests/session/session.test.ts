@@ -159,3 +159,59 @@ Deno.test("a session opened by name joins a file another process created meanwhi
   assert.deepEqual(stored.messages.map((m) => m.content), ["1", "2"]);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("an append shows at once, and sync writes a deferred one without waiting", async () => {
+  const dir = await Deno.makeTempDir();
+  const session = new SessionStore(dir).create("deferred");
+  const written = session.appendMessage({ role: "user", content: "q", timestamp: "t" }, {
+    deferMs: 60_000,
+  });
+  assert.equal(session.data.messages.length, 1);
+  assert.equal(await Deno.stat(session.path).catch(() => null), null);
+  await session.sync();
+  await written;
+  const stored = JSON.parse(await Deno.readTextFile(session.path));
+  assert.deepEqual(stored.messages.map((m: { content: string }) => m.content), ["q"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("appends made together share one write and keep their order", async () => {
+  const dir = await Deno.makeTempDir();
+  const session = new SessionStore(dir).create("batch");
+  await Promise.all(
+    ["a", "b", "c"].map((content) =>
+      session.appendMessage({ role: "user", content, timestamp: "t" })
+    ),
+  );
+  const stored = JSON.parse(await Deno.readTextFile(session.path));
+  assert.deepEqual(stored.messages.map((m: { content: string }) => m.content), ["a", "b", "c"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("unwritten appends are replayed on top of another process's write", async () => {
+  const dir = await Deno.makeTempDir();
+  const mine = new SessionStore(dir).create("shared2");
+  await mine.appendMessage({ role: "user", content: "1", timestamp: "t" });
+  const theirs = await new SessionStore(dir).openOrCreate("shared2");
+  const pending = mine.appendMessage({ role: "user", content: "3", timestamp: "t" }, {
+    deferMs: 60_000,
+  });
+  await theirs.appendMessage({ role: "user", content: "2", timestamp: "t" });
+  await mine.sync();
+  await pending;
+  const stored = await new SessionStore(dir).read("shared2");
+  assert.deepEqual(stored.messages.map((m) => m.content), ["1", "2", "3"]);
+  assert.deepEqual(mine.data.messages.map((m) => m.content), ["1", "2", "3"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a failed write rejects the append and is reported by sync", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/.svc`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/.svc/sessions`, "not a folder");
+  const session = new SessionStore(dir).create("broken");
+  await assert.rejects(() => session.appendMessage({ role: "user", content: "x", timestamp: "t" }));
+  await assert.rejects(() => session.sync());
+  await session.sync();
+  await Deno.remove(dir, { recursive: true });
+});
