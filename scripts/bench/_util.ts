@@ -46,3 +46,22 @@ export function report(name: string, values: number[], unit = "ms", target?: str
     }, max ${fmt(Math.max(...values))}, n=${values.length})${target ? `  target ${target}` : ""}`,
   );
 }
+
+/** Reads `svc serve`'s stderr until it prints the address it listens on. */
+export async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
+  let text = "";
+  const decoder = new TextDecoder();
+  const reader = stream.getReader();
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    const match = /listening on (http:\/\/\S+)/.exec(text);
+    if (match) {
+      reader.releaseLock();
+      stream.pipeTo(new WritableStream()).catch(() => {});
+      return match[1];
+    }
+  }
+  throw new Error(`svc serve did not start: ${text}`);
+}

@@ -4,7 +4,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { MAIN, report } from "./_util.ts";
+import { listeningUrl, MAIN, report } from "./_util.ts";
 
 const CALLS = 300;
 const home = await Deno.makeTempDir();
@@ -75,22 +75,4 @@ async function measure(client: Client, name: string): Promise<void> {
     rates.push(CALLS / ((performance.now() - start) / 1000));
   }
   report(`MCP tools/call, ${name}, sequential`, rates, "calls/s");
-}
-
-async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
-  let text = "";
-  const decoder = new TextDecoder();
-  const reader = stream.getReader();
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    const match = /listening on (http:\/\/\S+)/.exec(text);
-    if (match) {
-      reader.releaseLock();
-      stream.pipeTo(new WritableStream()).catch(() => {});
-      return match[1];
-    }
-  }
-  throw new Error(`svc serve did not start: ${text}`);
 }

@@ -5,7 +5,7 @@
  */
 import { startFakeProvider } from "../../tests/_support/fake_provider.ts";
 import { harness } from "../../tests/_support/engine.ts";
-import { MAIN, median, report } from "./_util.ts";
+import { listeningUrl, MAIN, median, report } from "./_util.ts";
 
 const fake = await startFakeProvider(() => ({ text: "pong", chunkSize: 1000 }));
 try {
@@ -142,22 +142,4 @@ async function loadGenerator(url: string, connections: number, ms: number): Prom
     }
   }));
   return count / (ms / 1000);
-}
-
-async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
-  let text = "";
-  const decoder = new TextDecoder();
-  const reader = stream.getReader();
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    const match = /listening on (http:\/\/\S+)/.exec(text);
-    if (match) {
-      reader.releaseLock();
-      stream.pipeTo(new WritableStream()).catch(() => {});
-      return match[1];
-    }
-  }
-  throw new Error(`svc serve did not start: ${text}`);
 }
