@@ -38,8 +38,18 @@ export interface Candidate {
 
 /** The bundled root `<repo>/plugins`, found from this module so any cwd works. */
 export function bundledPluginsDir(): string | null {
-  const url = new URL("../../plugins", import.meta.url);
-  return url.protocol === "file:" ? fileURLToPath(url) : null;
+  // The source tree keeps plugins/ two levels up; `deno task bundle` puts them beside svc.js.
+  for (const relative of ["../../plugins", "./plugins"]) {
+    const url = new URL(relative, import.meta.url);
+    if (url.protocol !== "file:") return null;
+    const dir = fileURLToPath(url);
+    try {
+      if (Deno.statSync(dir).isDirectory) return dir;
+    } catch {
+      // try the next layout
+    }
+  }
+  return null;
 }
 
 /** The three roots in precedence order: bundled < global < local. */

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { sandbox } from "../_support/cli.ts";
+import { startFakeProvider } from "../_support/fake_provider.ts";
+
+Deno.test("deno task bundle output runs from another folder with every bundled plugin", async () => {
+  await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
+  const dist = await Deno.makeTempDir({ prefix: "svc-dist-" });
+  const script = new URL("../../scripts/bundle.ts", import.meta.url).pathname;
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, dist],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(built.success, true, new TextDecoder().decode(built.stderr));
+  const fake = await startFakeProvider([
+    { tool_calls: [{ name: "file_read", arguments: { path: "notes.txt" } }] },
+    { text: "PAPAYA" },
+  ]);
+  const run = (args: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${dist}/svc.js`, ...args],
+      cwd: box.worktree,
+      env: box.env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const listed = await run(["plugins", "list", "--json"]);
+  const loaded = JSON.parse(new TextDecoder().decode(listed.stdout))
+    .filter((p: { status: string }) => p.status === "loaded").length;
+  assert.equal(loaded, 7);
+  const out = await run([
+    "run",
+    "--base-url",
+    fake.url,
+    "--model",
+    "m",
+    "-p",
+    "x",
+    "--output",
+    "json",
+  ]);
+  await fake.close();
+  const result = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual([result.status, result.content, result.tool_calls[0].ok], [
+    "ok",
+    "PAPAYA",
+    true,
+  ]);
+  await Deno.remove(dist, { recursive: true });
+});
