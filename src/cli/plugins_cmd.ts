@@ -1,15 +1,9 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { loadConfig } from "../config/mod.ts";
-import {
-  installPlugin,
-  loadPlugins,
-  type PluginInfo,
-  runPluginTests,
-  uninstallPlugin,
-  updatablePlugins,
-  updatePlugin,
-} from "../plugin/mod.ts";
+import type { PluginInfo } from "../plugin/mod.ts";
+
+/** The plugin manager and config loader load only when a plugins subcommand runs. */
+const manager = () => import("../plugin/mod.ts");
 
 /** Options of `pluginsCommand`. */
 export interface PluginsCommandOptions {
@@ -40,6 +34,8 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .action((flags: PathFlags & { json?: boolean }, cmd: Command) =>
       guard(cmd, async () => {
         const worktree = worktreeOf(flags);
+        const { loadConfig } = await import("../config/load.ts");
+        const { loadPlugins } = await manager();
         const config = await loadConfig(worktree);
         const { plugins } = await loadPlugins({ ...roots(flags), names: config.plugins });
         console.log(flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins));
@@ -52,6 +48,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--force", "replace an installed plugin of the same name")
     .action((source: string, flags: InstallFlags, cmd: Command) =>
       guard(cmd, async () => {
+        const { installPlugin } = await manager();
         const done = await installPlugin(source, { ...roots(flags), ...flags });
         console.log(`Installed ${done.name} ${done.version} (${done.origin}) at ${done.dir}`);
       })
@@ -61,6 +58,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--global", "only consider global plugins")
     .action((name: string | undefined, flags: InstallFlags, cmd: Command) =>
       guard(cmd, async () => {
+        const { updatablePlugins, updatePlugin } = await manager();
         const names = name ? [name] : await updatablePlugins({ ...roots(flags), ...flags });
         if (names.length === 0) console.log("No installed plugins with a recorded source");
         const failed: string[] = [];
@@ -84,6 +82,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--global", "remove the global copy")
     .action((name: string, flags: InstallFlags, cmd: Command) =>
       guard(cmd, async () => {
+        const { uninstallPlugin } = await manager();
         const gone = await uninstallPlugin(name, { ...roots(flags), ...flags });
         console.log(`Uninstalled ${gone.name} (${gone.origin}) from ${gone.dir}`);
       })
@@ -92,6 +91,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
   sub("test [name]", "Run a plugin's own tests (deno test -A <plugin>/tests), or every plugin's")
     .action((name: string | undefined, flags: PathFlags, cmd: Command) =>
       guard(cmd, async () => {
+        const { runPluginTests } = await manager();
         const runs = await runPluginTests(name, {
           ...roots(flags),
           onStart: (p) => console.log(`Testing ${p.name} (${p.origin}) in ${p.dir}`),
