@@ -35,6 +35,9 @@ export async function runCli(args: string[]): Promise<number> {
   harden(program);
   if (args.length === 0) {
     program.outputHelp();
+    console.error(
+      "\nsvc: the interactive REPL is not part of this build yet; use svc run, svc serve or svc mcp",
+    );
     return 0;
   }
   try {

@@ -207,3 +207,11 @@ Deno.test("svc run ends with status error and a clear message when the session c
   assert.match(result.errors[0].message, /Could not write the session ses_.*\.svc\/sessions/);
   assert.equal(out.stderr.includes("at "), false, out.stderr);
 });
+
+Deno.test("svc with no arguments prints help and says the REPL is not built yet", async () => {
+  await using box = await sandbox();
+  const out = await svc([], { cwd: box.worktree, env: box.env });
+  assert.equal(out.code, 0);
+  assert.match(out.stdout, /Usage: svc \[options\] \[command\]/);
+  assert.match(out.stderr, /interactive REPL is not part of this build yet/);
+});
