@@ -2,8 +2,6 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { ResolverArgs } from "../../../src/tool/types.ts";
-import { fetchPage } from "./fetch_page.ts";
-import { htmlToText } from "./html_text.ts";
 import type { WebToolOptions } from "./options.ts";
 import { loadPage, loadResults, type PageText, savePage } from "./store.ts";
 import { needsApproval, normalizeHost } from "./target.ts";
@@ -114,6 +112,11 @@ export function createWebFetchTool(options: WebToolOptions = {}): Tool {
       let page = offset > 0 ? loadPage(ctx.session, url.href) : undefined;
       if (!page) {
         ctx.status(`fetching ${url.href}`);
+        // The fetcher and the HTML converter load on the first fetch, not when svc starts.
+        const [{ fetchPage }, { htmlToText }] = await Promise.all([
+          import("./fetch_page.ts"),
+          import("./html_text.ts"),
+        ]);
         const fetched = await fetchPage(url.href, { ...options, allowHosts, signal: ctx.signal });
         if (!fetched.ok) return fail(fetched.error);
         const raw = fetched.page;

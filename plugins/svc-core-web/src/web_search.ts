@@ -2,8 +2,6 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { WebToolOptions } from "./options.ts";
-import { runSearch } from "./search.ts";
-import { loadBackend } from "./settings.ts";
 import { saveResults, type SearchResult } from "./store.ts";
 
 /** A search's text for the model, whether it failed, and the results kept for `web_fetch id`. */
@@ -33,6 +31,11 @@ export async function searchWeb(
 ): Promise<SearchOutcome> {
   const text = query.trim();
   if (!text) return { content: "Error: Empty search query", ok: false, results: [] };
+  // The backends load on the first search, not when svc starts.
+  const [{ loadBackend }, { runSearch }] = await Promise.all([
+    import("./settings.ts"),
+    import("./search.ts"),
+  ]);
   const loaded = await loadBackend(ctx.worktree, options.globalDir);
   if (!loaded.ok) return { content: `Error: ${loaded.error}`, ok: false, results: [] };
   const found = await runSearch(text, loaded.backend, { ...options, signal: ctx.signal });
