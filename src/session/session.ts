@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { TurnError } from "../engine/events.ts";
 import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
-import { ByteList } from "../util/byte_list.ts";
+import { ByteList, concatBytes } from "../util/byte_list.ts";
 
 /** A session file that cannot be parsed; it is reported and never overwritten. */
 export class SessionError extends Error {
@@ -257,13 +257,7 @@ export class Session {
       ...this.#json.permissions.chunks(),
       text("}\n"),
     ];
-    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const chunk of chunks) {
-      out.set(chunk, at);
-      at += chunk.length;
-    }
-    return out;
+    return concatBytes(chunks);
   }
 }
 

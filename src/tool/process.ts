@@ -3,6 +3,7 @@
  * (session), its output is read with a byte cap, and the whole group is killed on timeout, on
  * abort and once the child exits, so background grandchildren never outlive the call.
  */
+import { concatBytes } from "../util/byte_list.ts";
 
 /** How a child process ended, with its capped output. */
 export interface ProcessResult {
@@ -118,23 +119,13 @@ function capture(stream: ReadableStream<Uint8Array>, keep: number) {
       const grace = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_MS);
       await pump;
       clearTimeout(grace);
-      const tailBytes = concat(tail).slice(-keep);
+      const tailBytes = concatBytes(tail).slice(-keep);
       const omitted = total - headLen - tailBytes.length;
       const decoder = new TextDecoder();
-      if (omitted <= 0) return decoder.decode(concat([...head, tailBytes]));
-      return `${decoder.decode(concat(head))}\n[... ${omitted} bytes omitted ...]\n${
+      if (omitted <= 0) return decoder.decode(concatBytes([...head, tailBytes]));
+      return `${decoder.decode(concatBytes(head))}\n[... ${omitted} bytes omitted ...]\n${
         decoder.decode(tailBytes)
       }`;
     },
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

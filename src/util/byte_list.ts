@@ -32,3 +32,14 @@ export class ByteList {
     return [encoder.encode("[\n"), this.#bytes.subarray(0, this.#length), encoder.encode("\n]")];
   }
 }
+
+/** Joins byte chunks into one buffer. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
