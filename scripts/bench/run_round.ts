@@ -27,9 +27,18 @@ const args = [
   "json",
 ];
 const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "" };
+// Calibration: this VM's speed varies over time, so print the floor beside svc's own figures.
+await Deno.writeTextFile(`${home}/empty.ts`, "");
+const floor = [];
+for (let i = 0; i < 10; i++) {
+  floor.push(
+    (await timeProcess([Deno.execPath(), "run", "--quiet", `${home}/empty.ts`], { cwd })).wall,
+  );
+}
+report("calibration: deno run of an empty script", floor);
 await timeProcess(args, { cwd, env });
 const samples = [];
-for (let i = 0; i < 12; i++) samples.push(await timeProcess(args, { cwd, env }));
+for (let i = 0; i < 15; i++) samples.push(await timeProcess(args, { cwd, env }));
 report("svc run, one tool round: wall", samples.map((s) => s.wall), "ms", "< 200 ms");
 report("svc run, one tool round: CPU (user+sys)", samples.map((s) => s.user + s.sys), "ms");
 report(
