@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "./schema.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
+import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 
 /** A configuration file that cannot be used; the message names the file and the key. */
 export class ConfigError extends Error {
@@ -18,6 +19,9 @@ export function configPaths(worktree: string): { global: string; local: string }
 /** Objects whose members may also be written nested (`{"tools": {"allow": []}}`). */
 const NESTED_PREFIXES = ["tools", "dev", "mcp", "mcp_server"];
 
+/** A config file is a few KiB; a bigger one (or a FIFO, or /dev/zero) is refused unread. */
+export const CONFIG_MAX_BYTES = 1 << 20;
+
 /**
  * Reads one config file as raw key/values: missing is `{}`; invalid JSON, removed keys and
  * values that fail the schema throw a ConfigError naming the file. The file is never rewritten.
@@ -25,9 +29,12 @@ const NESTED_PREFIXES = ["tools", "dev", "mcp", "mcp_server"];
 export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = (await readTextCapped(path, CONFIG_MAX_BYTES)).text;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return {};
+    if (err instanceof UnreadableFileError) {
+      throw new ConfigError(`Config file ${path} is ${err.message}; fix or remove it`);
+    }
     throw new ConfigError(`Cannot read config file ${path}: ${(err as Error).message}`);
   }
   if (!text.trim()) return {};

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { readTextCapped } from "../util/fs.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Project instructions are capped at this many characters. */
@@ -20,7 +21,10 @@ export async function readProjectInstructions(
 ): Promise<string | null> {
   if (!fileName) return null;
   try {
-    const text = await Deno.readTextFile(join(worktree, fileName));
+    // At most 4 bytes a character: this many bytes always hold the capped text.
+    const { text } = await readTextCapped(join(worktree, fileName), PROJECT_INSTRUCTIONS_MAX * 4, {
+      head: true,
+    });
     if (text.length <= PROJECT_INSTRUCTIONS_MAX) return text;
     return `${
       text.slice(0, PROJECT_INSTRUCTIONS_MAX)

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
+import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 
 /** Largest manifest.json accepted; anything bigger is refused unread. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
@@ -62,9 +63,12 @@ export async function readManifest(
   const path = join(dir, "manifest.json");
   let text: string;
   try {
-    text = await readCapped(path);
+    text = (await readTextCapped(path, MANIFEST_MAX_BYTES)).text;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { ok: false, error: "Missing manifest.json" };
+    if (err instanceof UnreadableFileError) {
+      return { ok: false, error: `manifest.json is ${err.message}` };
+    }
     return { ok: false, error: (err as Error).message };
   }
   let raw: unknown;
@@ -115,29 +119,6 @@ export async function incompatibility(
     return `Requires deno ${deno}, this is ${versions.deno}`;
   }
   return null;
-}
-
-async function readCapped(path: string): Promise<string> {
-  const info = await Deno.stat(path);
-  if (!info.isFile) throw new Error("manifest.json is not a regular file");
-  if (info.size > MANIFEST_MAX_BYTES) {
-    throw new Error(`manifest.json is too large (${info.size} bytes, limit ${MANIFEST_MAX_BYTES})`);
-  }
-  // Read at most the cap even if the file grows between stat and read.
-  const file = await Deno.open(path, { read: true });
-  try {
-    const buffer = new Uint8Array(MANIFEST_MAX_BYTES + 1);
-    let used = 0;
-    while (used < buffer.length) {
-      const n = await file.read(buffer.subarray(used));
-      if (n === null) break;
-      used += n;
-    }
-    if (used > MANIFEST_MAX_BYTES) throw new Error("manifest.json is too large");
-    return new TextDecoder().decode(buffer.subarray(0, used));
-  } finally {
-    file.close();
-  }
 }
 
 async function resolveEntry(dir: string, entry: string): Promise<string | { error: string }> {

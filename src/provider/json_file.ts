@@ -1,21 +1,30 @@
 /** Reading and crash-safe rewriting of the small JSON state files under ~/.config/svc. */
 import { dirname } from "node:path";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
+import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 
 /** A parsed file, or undefined with a warning naming the path when it is corrupt. */
 export interface JsonRead {
   value: unknown;
   /** Set when the file exists but does not parse; the value is then undefined. */
   warning?: string;
+  /** The file is not a regular file or is over STATE_FILE_MAX_BYTES, so it was not read. */
+  unreadable?: boolean;
 }
+
+/** providers.json and models.json are a few KiB; anything past this is not one of them. */
+export const STATE_FILE_MAX_BYTES = 4 << 20;
 
 /** Reads `path` as JSON; a missing file is undefined, a corrupt one is reported, never thrown. */
 export async function readJson(path: string): Promise<JsonRead> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = (await readTextCapped(path, STATE_FILE_MAX_BYTES)).text;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { value: undefined };
+    if (err instanceof UnreadableFileError) {
+      return { value: undefined, warning: `${path} is ${err.message}`, unreadable: true };
+    }
     return { value: undefined, warning: `Could not read ${path}: ${(err as Error).message}` };
   }
   try {
@@ -44,9 +53,15 @@ export async function updateJson<T>(
     let warning: string | undefined;
     if (read.warning) {
       const backup = `${path}.corrupt-${Date.now()}`;
-      await Deno.copyFile(path, backup);
+      // A FIFO, device or oversized file is moved aside unread; a corrupt one is copied.
+      if (read.unreadable) {
+        await Deno.rename(path, backup);
+        warning = `${read.warning}; moved it to ${backup} and wrote a new file`;
+      } else {
+        await Deno.copyFile(path, backup);
+        warning = `${path} was not valid JSON; kept a copy at ${backup} and wrote a new file`;
+      }
       await Deno.chmod(backup, mode).catch(() => {});
-      warning = `${path} was not valid JSON; kept a copy at ${backup} and wrote a new file`;
     }
     const result = update(read.value);
     await writeFileAtomic(path, JSON.stringify(result, null, 2) + "\n", { mode });

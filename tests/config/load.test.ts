@@ -114,3 +114,26 @@ Deno.test("an empty config file counts as no settings", async () => {
     assert.equal((await loadConfig(worktree)).max_tokens, 8192);
   });
 });
+
+Deno.test("a config file that is a FIFO, /dev/zero or over 1 MiB is refused at once", async () => {
+  await withHome({}, async (worktree) => {
+    const path = `${worktree}/.svc/config.json`;
+    await Deno.mkdir(`${worktree}/.svc`);
+    const cases: Array<[() => Promise<unknown>, string]> = [
+      [() => new Deno.Command("mkfifo", { args: [path] }).output(), "is not a regular file"],
+      [() => Deno.symlink("/dev/zero", path), "is not a regular file"],
+      [
+        () => Deno.writeTextFile(path, `{"model": "${"m".repeat(1 << 20)}"}`),
+        `is larger than the 1 MiB limit (${(1 << 20) + 13} bytes)`,
+      ],
+    ];
+    for (const [make, problem] of cases) {
+      await Deno.remove(path).catch(() => {});
+      await make();
+      await assert.rejects(
+        () => loadConfig(worktree),
+        new ConfigError(`Config file ${path} ${problem}; fix or remove it`),
+      );
+    }
+  });
+});

@@ -139,6 +139,35 @@ Deno.test("project instructions lead the system messages, capped at 20000 charac
   assert.equal(second.content, "You are terse.");
 });
 
+Deno.test("a huge project instructions file is read only as far as the cap", async () => {
+  await using h = await harness([{ text: "ok" }], {
+    files: { "AGENTS.md": "é".repeat(5_000_000) },
+  });
+  await h.engine.runTurn("go", { session: h.store.create("t") });
+  const first = h.fake.requests[0].body.messages[0].content;
+  assert.equal(
+    first,
+    `Project instructions (AGENTS.md):\n\n${"é".repeat(20000)}\n` +
+      "[... AGENTS.md truncated at 20000 characters]",
+  );
+});
+
+Deno.test("project instructions that point at /dev/zero or a FIFO are skipped, not read", async () => {
+  for (const make of ["symlink", "fifo"]) {
+    await using h = await harness([{ text: "ok" }]);
+    const path = `${h.worktree}/AGENTS.md`;
+    if (make === "symlink") await Deno.symlink("/dev/zero", path);
+    else await new Deno.Command("mkfifo", { args: [path] }).output();
+    const result = await h.engine.runTurn("go", { session: h.store.create("t") });
+    assert.equal(result.status, "ok");
+    const system = h.fake.requests[0].body.messages.filter((m: { role: string }) =>
+      m.role === "system"
+    );
+    assert.equal(system.length, 1, make);
+    assert.doesNotMatch(system[0].content, /Project instructions/);
+  }
+});
+
 Deno.test("an empty project_instructions disables the file", async () => {
   await using h = await harness([{ text: "ok" }], {
     files: { "AGENTS.md": "RULES" },

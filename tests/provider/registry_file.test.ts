@@ -78,6 +78,28 @@ Deno.test("a corrupt providers.json is reported, tolerated and set aside before 
   });
 });
 
+Deno.test("a providers.json that is a FIFO is reported unread and moved aside on save", async () => {
+  await withDir(async (dir) => {
+    const path = providersPath({ dir });
+    await Deno.mkdir(dir, { recursive: true });
+    await new Deno.Command("mkfifo", { args: [path] }).output();
+    const loaded = await loadProviders({ dir });
+    assert.deepEqual(loaded, {
+      path,
+      entries: {},
+      warning: `${path} is not a regular file`,
+    });
+    const saved = await setEntry("openai", { api_key: "sk-new" }, { dir });
+    assert.match(
+      saved.warning!,
+      /providers\.json is not a regular file; moved it to .*providers\.json\.corrupt-\d+ and wrote/,
+    );
+    const backup = [...Deno.readDirSync(dir)].find((e) => e.name.includes(".corrupt-"))!;
+    assert.equal((await Deno.lstat(join(dir, backup.name))).isFile, false);
+    assert.deepEqual(await readJson(path), { openai: { api_key: "sk-new" } });
+  });
+});
+
 Deno.test("concurrent saves of providers.json all land and leave no temp files", async () => {
   await withDir(async (dir) => {
     const names = Array.from({ length: 12 }, (_, i) => `p${i}`);
