@@ -1,9 +1,16 @@
-import { pathExists } from "../util/fs.ts";
-import { join } from "node:path";
+import { pathExists, readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { basename, join } from "node:path";
+import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { TurnError } from "../engine/events.ts";
 import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
+
+/**
+ * Largest session file svc loads (a 5,000-message session is about 2 MiB). A bigger file is
+ * refused and left untouched rather than risking the memory of every process that opens it.
+ */
+export const SESSION_MAX_BYTES = 256 << 20;
 
 /** A session file that cannot be parsed; it is reported and never overwritten. */
 export class SessionError extends Error {
@@ -261,13 +268,20 @@ export class Session {
   }
 }
 
-/** Reads and checks a session document. */
+/**
+ * Reads and checks a session document. The file name is the session's name: a `name` field
+ * that differs (a copied file, or a hostile `../` path) is replaced, so writes never leave the
+ * sessions folder.
+ */
 export async function readSessionFile(path: string): Promise<SessionData> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = (await readTextCapped(path, SESSION_MAX_BYTES)).text;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) throw new SessionError(`No session file at ${path}`);
+    if (err instanceof UnreadableFileError) {
+      throw new SessionError(`Session file ${path} is ${err.message}; it was left untouched`);
+    }
     throw new SessionError(`Cannot read session file ${path}: ${(err as Error).message}`);
   }
   let data: SessionData;
@@ -278,12 +292,16 @@ export async function readSessionFile(path: string): Promise<SessionData> {
       `Session file ${path} is not valid JSON (${(err as Error).message}); it was left untouched`,
     );
   }
-  if (
-    !data || typeof data !== "object" || typeof data.name !== "string" ||
-    !Array.isArray(data.messages)
-  ) {
+  if (!data || typeof data !== "object" || Array.isArray(data)) {
     throw new SessionError(`Session file ${path} is not a session document; it was left untouched`);
   }
+  const problem = sessionProblem(data);
+  if (problem) {
+    throw new SessionError(
+      `Session file ${path} is not a valid session (${problem}); it was left untouched`,
+    );
+  }
+  data.name = basename(path, ".json");
   data.errors = Array.isArray(data.errors) ? data.errors : [];
   data.permissions = Array.isArray(data.permissions) ? data.permissions : [];
   return data;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { localDir } from "../util/dirs.ts";
+import { pathExists } from "../util/fs.ts";
 import { readSessionFile, Session } from "./session.ts";
 import type { SessionData } from "./types.ts";
 
@@ -34,9 +35,12 @@ export class SessionStore {
     }
   }
 
-  /** Opens a saved session, or starts a new one that is written on its first append. */
+  /**
+   * Opens a saved session, or starts a new one that is written on its first append. Anything at
+   * the path is loaded, so a FIFO or folder there is refused now, not at the first write.
+   */
   async openOrCreate(name: string, extra: { parent_id?: string } = {}): Promise<Session> {
-    if (await this.exists(name)) return await Session.load(this.dir, name);
+    if (await pathExists(join(this.dir, `${name}.json`))) return await Session.load(this.dir, name);
     return this.create(name, extra, "shared");
   }
 

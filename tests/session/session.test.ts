@@ -106,6 +106,7 @@ Deno.test("kill -9 during session writes never leaves a file that does not parse
   const dir = await Deno.makeTempDir();
   const script = `${dir}/writer.ts`;
   const store = new URL("../../src/session/store.ts", import.meta.url).href;
+  const config = new URL("../../deno.json", import.meta.url).pathname;
   await Deno.writeTextFile(
     script,
     `import { SessionStore } from "${store}";
@@ -115,7 +116,7 @@ for (let i = 0; ; i++) await s.appendMessage({ role: "user", content: "x".repeat
   );
   for (let round = 0; round < 8; round++) {
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", script, dir],
+      args: ["run", "-A", "--config", config, script, dir],
       stdout: "piped",
       stderr: "inherit",
     }).spawn();
@@ -213,5 +214,69 @@ Deno.test("a failed write rejects the append and is reported by sync", async () 
   await assert.rejects(() => session.appendMessage({ role: "user", content: "x", timestamp: "t" }));
   await assert.rejects(() => session.sync());
   await session.sync();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a session's name comes from its file, so a hostile name field cannot move writes", async () => {
+  const dir = await Deno.makeTempDir();
+  const sessions = `${dir}/.svc/sessions`;
+  await Deno.mkdir(sessions, { recursive: true });
+  const doc = { name: "../../../escaped", created_at: "t", updated_at: "t", messages: [] };
+  await Deno.writeTextFile(`${sessions}/foo.json`, JSON.stringify(doc));
+  const session = await new SessionStore(dir).openOrCreate("foo");
+  assert.equal(session.name, "foo");
+  await session.appendMessage({ role: "user", content: "hi", timestamp: "t" });
+  await session.sync();
+  const raw = JSON.parse(await Deno.readTextFile(`${sessions}/foo.json`));
+  assert.deepEqual([raw.name, raw.messages.length], ["foo", 1]);
+  assert.deepEqual([...Deno.readDirSync(sessions)].map((e) => e.name).sort(), [
+    ".sessions.lock",
+    "foo.json",
+  ]);
+  assert.equal(await Deno.stat(`${dir}/../escaped.json`).catch(() => null), null);
+  await Deno.remove(dir, { recursive: true });
+});
+
+const invalid: Array<[string, unknown, string]> = [
+  ["a message with an unknown role", { role: "root", content: "x" }, "messages[1].role"],
+  ["a message whose content is a number", { role: "user", content: 42 }, "messages[1].content"],
+  [
+    "a tool call without an id",
+    { role: "assistant", content: null, tool_calls: [{ function: { name: "a", arguments: "" } }] },
+    "messages[1].tool_calls[0].id",
+  ],
+  ["a message that is not an object", "hello", "messages[1]"],
+];
+for (const [what, message, where] of invalid) {
+  Deno.test(`a session file holding ${what} is refused, naming ${where}, and left untouched`, async () => {
+    const dir = await Deno.makeTempDir();
+    await Deno.mkdir(`${dir}/.svc/sessions`, { recursive: true });
+    const text = JSON.stringify({
+      name: "bad",
+      messages: [{ role: "user", content: "ok", timestamp: "t" }, message],
+    });
+    await Deno.writeTextFile(`${dir}/.svc/sessions/bad.json`, text);
+    await assert.rejects(
+      () => new SessionStore(dir).openOrCreate("bad"),
+      (err: Error) => {
+        assert.equal(err.name, "SessionError");
+        assert.ok(err.message.includes(`not a valid session (${where}:`), err.message);
+        assert.ok(err.message.endsWith("it was left untouched"), err.message);
+        return true;
+      },
+    );
+    assert.equal(await Deno.readTextFile(`${dir}/.svc/sessions/bad.json`), text);
+    await Deno.remove(dir, { recursive: true });
+  });
+}
+
+Deno.test("a session file that is a FIFO is refused at once, not waited on", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/.svc/sessions`, { recursive: true });
+  await new Deno.Command("mkfifo", { args: [`${dir}/.svc/sessions/pipe.json`] }).output();
+  await assert.rejects(
+    () => new SessionStore(dir).openOrCreate("pipe"),
+    /Session file .*pipe\.json is not a regular file; it was left untouched/,
+  );
   await Deno.remove(dir, { recursive: true });
 });
