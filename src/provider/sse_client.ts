@@ -119,6 +119,11 @@ async function* streamChat(
             "provider_error",
             `${opts.provider} reported an error: ${outcome.detail}`,
           );
+        case "oversized":
+          return yield* fail(
+            "stream_oversized",
+            `${opts.provider} sent more than svc accepts: ${outcome.detail}; the stream was abandoned`,
+          );
       }
       // Only an aborted retry sleep gets here.
       yield { type: "done", reason: "cancelled" };

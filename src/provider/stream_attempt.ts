@@ -1,7 +1,7 @@
 /** One streamed chat-completions request: yields content events, returns how the stream ended. */
 import { createParser } from "eventsource-parser";
 import { ChunkAccumulator } from "./chunk_accumulator.ts";
-import { parseRetryAfter } from "./http_util.ts";
+import { parseRetryAfter, readBodyCapped } from "./http_util.ts";
 import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
 
 /** How one attempt ended; the retry policy in sse_client.ts decides what happens next. */
@@ -12,6 +12,7 @@ export type AttemptOutcome =
   | { kind: "network"; detail: string }
   | { kind: "stall"; sawContent: boolean; seconds: number }
   | { kind: "provider_error"; detail: string }
+  | { kind: "oversized"; detail: string }
   | { kind: "cancelled" };
 
 export interface AttemptOptions {
@@ -26,6 +27,14 @@ export interface AttemptOptions {
 }
 
 const MAX_ERROR_BODY = 4096;
+/**
+ * Bounds for a broken or hostile backend: one SSE event (a line that never ends included) and
+ * one whole streamed response. Both are far above any real answer (a 100,000-token answer is
+ * about 20 MiB of SSE); past them the round fails instead of filling memory or running forever.
+ */
+export const MAX_EVENT_CHARS = 16 << 20;
+export const MAX_RESPONSE_BYTES = 128 << 20;
+const MIB = (n: number) => `${n >> 20} MiB`;
 
 /** Runs one streaming request; must not throw. */
 export async function* streamAttempt(
@@ -79,13 +88,21 @@ export async function* streamAttempt(
       return { kind: "network", detail: (err as Error).message };
     }
     if (!res.ok || !res.body) {
-      const body = await res.text().catch(() => "");
+      const body = await readBodyCapped(res, MAX_ERROR_BODY).then((b) => b.text, () => "");
       if (opts.signal?.aborted) return { kind: "cancelled" };
       const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
-      return { kind: "http", status: res.status, retryAfter, body: body.slice(0, MAX_ERROR_BODY) };
+      return { kind: "http", status: res.status, retryAfter, body };
     }
     const pending: StreamEvent[] = [];
-    const parser = createParser({ onEvent: (e) => pending.push(...acc.handle(e.data)) });
+    let overflow = false;
+    const parser = createParser({
+      onEvent: (e) => pending.push(...acc.handle(e.data)),
+      onError: (err) => {
+        if (err.type === "max-buffer-size-exceeded") overflow = true;
+      },
+      maxBufferSize: MAX_EVENT_CHARS,
+    });
+    let received = 0;
     // A streaming TextDecoder keeps a character split across reads whole (cheaper than a
     // TextDecoderStream pipe, which costs a promise hop per chunk).
     const decoder = new TextDecoder();
@@ -95,9 +112,16 @@ export async function* streamAttempt(
       while (!acc.doneSeen && acc.errorMessage === undefined) {
         const { value, done } = await reader.read();
         lastByte = performance.now();
+        received += value?.length ?? 0;
         // At the end, flush the decoder and an event missing its closing blank line.
         parser.feed(done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true }));
         for (const event of pending.splice(0)) yield event;
+        if (overflow) {
+          return { kind: "oversized", detail: `one stream event exceeded ${MIB(MAX_EVENT_CHARS)}` };
+        }
+        if (received > MAX_RESPONSE_BYTES) {
+          return { kind: "oversized", detail: `the response exceeded ${MIB(MAX_RESPONSE_BYTES)}` };
+        }
         if (done) break;
       }
     } catch (err) {

@@ -1,6 +1,13 @@
 /** Bounded one-shot calls: the non-streaming chat completion and the `GET /v1/models` probe. */
 import { buildPayload } from "./payload.ts";
-import { endpoint, formatSeconds, redact, requestHeaders, shortBody } from "./http_util.ts";
+import {
+  endpoint,
+  formatSeconds,
+  readBodyCapped,
+  redact,
+  requestHeaders,
+  shortBody,
+} from "./http_util.ts";
 import type { ChatRequest, NonStreamingResult } from "./types.ts";
 
 interface Connection {
@@ -12,6 +19,11 @@ interface Connection {
 }
 
 const LIST_MODELS_TIMEOUT = 10;
+
+/** A non-streaming answer or a model list past this size is refused, never held in memory. */
+export const MAX_UNARY_BODY = 32 << 20;
+
+class BodyTooLarge extends Error {}
 
 /** Fetches with a deadline linked to `signal`; throws a readable Error on timeout or abort. */
 async function fetchBounded(
@@ -28,10 +40,16 @@ async function fetchBounded(
   try {
     if (signal?.aborted) throw new Error("Request cancelled");
     const res = await fetch(url, { ...init, signal: ctl.signal });
-    return { status: res.status, text: await res.text() };
+    // An error body is only summarized, so its first KiBs are enough.
+    const { text, truncated } = await readBodyCapped(res, res.ok ? MAX_UNARY_BODY : 4096);
+    if (truncated && res.ok) {
+      throw new BodyTooLarge(`The answer exceeded ${MAX_UNARY_BODY >> 20} MiB`);
+    }
+    return { status: res.status, text };
   } catch (err) {
     if (signal?.aborted) throw new Error("Request cancelled");
     if (timedOut) throw new Error(`No answer within ${formatSeconds(seconds)}`);
+    if (err instanceof BodyTooLarge) throw err;
     throw new Error(`Could not connect: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
