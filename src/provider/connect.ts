@@ -67,6 +67,12 @@ export async function resolveConnection(
       `No base address for provider ${provider}: pass --base-url or set base_url in the config`,
     );
   }
+  if (!/^https?:\/\/[^/]/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    throw new Error(
+      `Base address ${baseUrl} for ${provider} is not an http:// or https:// URL; ` +
+        `pass --base-url http://host:port or fix base_url in the config`,
+    );
+  }
   model ??= info?.defaultModel;
   if (!model) {
     throw new Error(`No model configured for ${provider}: pass --model or set model in the config`);

@@ -127,6 +127,12 @@ Deno.test("resolveConnection says what to set when nothing can be resolved", asy
     await assert.rejects(resolveConnection({ base_url: "http://127.0.0.1:9" }), {
       message: "No model configured for generic: pass --model or set model in the config",
     });
+    for (const bad of ["notaurl", "ftp://x", "http:///x", "file:///etc/passwd"]) {
+      await assert.rejects(resolveConnection({ base_url: bad, model: "m" }), {
+        message: `Base address ${bad} for generic is not an http:// or https:// URL; ` +
+          "pass --base-url http://host:port or fix base_url in the config",
+      });
+    }
     await assert.rejects(resolveConnection({ provider: "nope" }), (err: Error) => {
       assert.match(err.message, /^Unknown provider nope: choose one of dashscope, openai, /);
       return true;
