@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { loadConfig } from "../config/load.ts";
+import { loadConfigReport } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { Engine } from "../engine/engine.ts";
 import { askTool } from "../engine/ask.ts";
@@ -49,9 +49,12 @@ export async function composeEngine(
   if (flags.model) overrides.model = flags.model;
   if (flags.baseUrl) overrides.base_url = flags.baseUrl;
   if (flags.provider && !flags.baseUrl) overrides.base_url = undefined;
-  const config = await loadConfig(worktree, overrides);
-  const plugins = await loadPlugins({ worktree, names: config.plugins });
-  const connection = await resolveConnection(config, plugins.providers);
+  const loaded = await loadConfigReport(worktree, overrides);
+  const { config, trusted } = loaded;
+  const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+  const connection = await resolveConnection(config, plugins.providers, {
+    untrustedBaseUrlFile: loaded.untrustedBaseUrlFile,
+  });
   await approvalGate({
     provider: connection.provider,
     model: connection.model,
@@ -82,6 +85,7 @@ export async function composeEngine(
     approve: options.approve,
   };
   const warnings = [
+    ...loaded.warnings,
     ...connection.warnings,
     ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
       .map((p) => `plugin ${p.name}: ${p.message}`),

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
-import { configPaths, flattenConfig, loadConfig, readConfigFile } from "../config/load.ts";
-import { ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
+import { configPaths, flattenConfig, loadConfigReport, readConfigFile } from "../config/load.ts";
+import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import { resolveWorktree } from "./compose.ts";
 import type { ConfigScope } from "./config_cmd.ts";
@@ -12,7 +12,7 @@ export async function list(flags: ConfigScope): Promise<void> {
   const worktree = resolveWorktree(flags.path);
   const value = flags.global
     ? await readConfigFile(configPaths(worktree).global)
-    : await loadConfig(worktree);
+    : await effective(worktree);
   if (flags.json) console.log(JSON.stringify(value, null, 2));
   else for (const [k, v] of Object.entries(value)) console.log(`${k} = ${JSON.stringify(v)}`);
 }
@@ -22,9 +22,16 @@ export async function get(key: string, flags: ConfigScope): Promise<void> {
   const worktree = resolveWorktree(flags.path);
   const config = flags.global
     ? await readConfigFile(configPaths(worktree).global)
-    : await loadConfig(worktree) as Record<string, unknown>;
+    : await effective(worktree) as Record<string, unknown>;
   const value = lookup(config, key);
   console.log(flags.json ? JSON.stringify(value ?? null) : formatValue(value));
+}
+
+/** The effective config of a worktree; keys an untrusted worktree may not set are reported. */
+async function effective(worktree: string): Promise<Config> {
+  const { config, warnings } = await loadConfigReport(worktree);
+  for (const warning of warnings) console.error(`warning: ${warning}`);
+  return config;
 }
 
 /** `svc config set <key> <value>`. */
@@ -83,6 +90,11 @@ async function edit(flags: ConfigScope, key: string, value: unknown): Promise<vo
   const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
   await writeConfigKeys(path, { [key]: value });
   console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
+  if (!flags.global) {
+    // Say at once when the worktree's trust keeps the new value from applying.
+    const { warnings } = await loadConfigReport(worktree);
+    for (const warning of warnings) console.error(`note: ${warning}`);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { configPaths, loadConfig } from "../config/load.ts";
+import { configPaths, loadConfigReport } from "../config/load.ts";
 import { loadPlugins } from "../plugin/load.ts";
 import { planConnect, probeConnection, saveConnection } from "../provider/connect_flow.ts";
 import { CORE_PROVIDERS } from "../provider/table.ts";
@@ -15,8 +15,12 @@ export async function connect(
   const interactive = Deno.stdin.isTerminal() && !flags.keyStdin;
   try {
     const worktree = resolveWorktree(flags.path);
-    const config = await loadConfig(worktree);
-    const { providers } = await loadPlugins({ worktree, names: config.plugins });
+    const { config, trusted } = await loadConfigReport(worktree);
+    const { providers } = await loadPlugins({
+      worktree,
+      names: config.plugins,
+      trustLocal: trusted,
+    });
     if (!target) {
       if (!interactive) {
         throw new Error("name a provider or URL: svc connect <provider|url> [name]");

@@ -13,7 +13,7 @@ export function mcpCommand(setExit: (code: number) => void): Command {
 async function serveMcp(flags: { path?: string }): Promise<number> {
   keepStdoutForJsonRpc();
   const [
-    { loadConfig },
+    { loadConfigReport },
     { askTool },
     { Mutex },
     { createMcpHost, serveMcpStdio },
@@ -37,11 +37,18 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
   let config;
   try {
     worktree = resolveWorktree(flags.path);
-    config = await loadConfig(worktree);
+    const loaded = await loadConfigReport(worktree);
+    config = loaded.config;
+    loaded.warnings.forEach(warn);
     // No provider is needed to serve tools: the registry is built as composeEngine builds it.
-    const plugins = await loadPlugins({ worktree, names: config.plugins });
+    const plugins = await loadPlugins({
+      worktree,
+      names: config.plugins,
+      trustLocal: loaded.trusted,
+    });
     for (const p of plugins.plugins) {
-      if (p.status === "errored" && p.origin !== null) warn(`plugin ${p.name}: ${p.message}`);
+      const failed = p.status === "errored" || p.status === "skipped";
+      if (failed && p.origin !== null) warn(`plugin ${p.name}: ${p.message}`);
     }
     registry = new ToolRegistry();
     registry.add(askTool);

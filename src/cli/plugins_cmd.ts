@@ -34,10 +34,15 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .action((flags: PathFlags & { json?: boolean }, cmd: Command) =>
       guard(cmd, async () => {
         const worktree = worktreeOf(flags);
-        const { loadConfig } = await import("../config/load.ts");
+        const { loadConfigReport } = await import("../config/load.ts");
         const { loadPlugins } = await manager();
-        const config = await loadConfig(worktree);
-        const { plugins } = await loadPlugins({ ...roots(flags), names: config.plugins });
+        const { config, trusted, warnings } = await loadConfigReport(worktree);
+        for (const warning of warnings) console.error(`warning: ${warning}`);
+        const { plugins } = await loadPlugins({
+          ...roots(flags),
+          names: config.plugins,
+          trustLocal: trusted,
+        });
         console.log(flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins));
       })
     );
@@ -51,6 +56,12 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
         const { installPlugin } = await manager();
         const done = await installPlugin(source, { ...roots(flags), ...flags });
         console.log(`Installed ${done.name} ${done.version} (${done.origin}) at ${done.dir}`);
+        const { isTrusted } = await import("../config/trust.ts");
+        if (done.origin === "local" && !(await isTrusted(worktreeOf(flags)))) {
+          console.error(
+            "note: this worktree is not trusted, so its plugins do not load; run svc trust",
+          );
+        }
       })
     );
 

@@ -6,6 +6,7 @@ import { connectCommand } from "./connect_cmd.ts";
 import { pluginsCommand } from "./plugins_cmd.ts";
 import { serveCommand } from "./serve_cmd.ts";
 import { mcpCommand } from "./mcp_cmd.ts";
+import { trustCommand } from "./trust_cmd.ts";
 
 /** Parses argv with the commander program and returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {
@@ -28,6 +29,7 @@ export async function runCli(args: string[]): Promise<number> {
   program.addCommand(pluginsCommand({ setExit }));
   program.addCommand(serveCommand(setExit));
   program.addCommand(mcpCommand(setExit));
+  program.addCommand(trustCommand(setExit));
   const harden = (command: Command) => {
     command.exitOverride().showHelpAfterError();
     command.commands.forEach(harden);

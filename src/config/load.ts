@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "./schema.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { isTrusted, restrictUntrusted } from "./trust.ts";
 
 /** A configuration file that cannot be used; the message names the file and the key. */
 export class ConfigError extends Error {
@@ -100,21 +101,66 @@ export function mergeLayers(...layers: Record<string, unknown>[]): Record<string
   return merged;
 }
 
-/** Loads global then local config (local wins) and applies every default. */
-export async function loadConfig(
+/** A loaded configuration and what the user should be told about it. */
+export interface LoadedConfig {
+  config: Config;
+  /** Whether the worktree is trusted (see trust.ts): its local plugins may load. */
+  trusted: boolean;
+  /** Local keys dropped because the worktree is untrusted, as one message (or none). */
+  warnings: string[];
+  /**
+   * The base address comes from an untrusted worktree's config: a stored API key may be sent to
+   * it only when it is the address the key was stored for.
+   */
+  untrustedBaseUrlFile?: string;
+}
+
+/**
+ * Loads global then local config (local wins) and applies every default. In a worktree that is
+ * not trusted, the local file may only tighten the policy; what it would loosen is dropped and
+ * named in `warnings`.
+ */
+export async function loadConfigReport(
   worktree: string,
   overrides: Record<string, unknown> = {},
-): Promise<Config> {
+): Promise<LoadedConfig> {
   const paths = configPaths(worktree);
-  const [global, local] = await Promise.all([
+  const [global, local, trusted] = await Promise.all([
     readConfigFile(paths.global),
     readConfigFile(paths.local),
+    isTrusted(worktree),
   ]);
-  const merged = mergeLayers(global, local, flattenConfig(overrides));
+  const warnings: string[] = [];
+  let localLayer = local;
+  if (!trusted) {
+    const { layer, ignored } = restrictUntrusted(local, global);
+    localLayer = layer;
+    if (ignored.length) {
+      warnings.push(
+        `ignored ${ignored.join(", ")} from ${paths.local}: this worktree is not trusted, so ` +
+          `its config may tighten svc's policy but not loosen it (run svc trust to trust it)`,
+      );
+    }
+  }
+  const merged = mergeLayers(global, localLayer, flattenConfig(overrides));
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`Invalid config: "${issue.path.join(".")}": ${issue.message}`);
   }
-  return parsed.data;
+  const untrusted = !trusted && "base_url" in local && !("base_url" in overrides);
+  return {
+    config: parsed.data,
+    trusted,
+    warnings,
+    ...(untrusted ? { untrustedBaseUrlFile: paths.local } : {}),
+  };
+}
+
+/** The effective configuration alone (see loadConfigReport). */
+export async function loadConfig(
+  worktree: string,
+  overrides: Record<string, unknown> = {},
+): Promise<Config> {
+  return (await loadConfigReport(worktree, overrides)).config;
 }

@@ -1,5 +1,5 @@
-import { join } from "node:path";
 import { readTextCapped } from "../util/fs.ts";
+import { canonicalPath, isInside } from "../util/paths.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Project instructions are capped at this many characters. */
@@ -21,10 +21,12 @@ export async function readProjectInstructions(
 ): Promise<string | null> {
   if (!fileName) return null;
   try {
+    // Only a file inside the worktree (after `..` and symlinks): a config naming ~/.ssh/id_rsa
+    // must not put it in front of the model.
+    const path = canonicalPath(worktree, fileName);
+    if (!isInside(worktree, path)) return null;
     // At most 4 bytes a character: this many bytes always hold the capped text.
-    const { text } = await readTextCapped(join(worktree, fileName), PROJECT_INSTRUCTIONS_MAX * 4, {
-      head: true,
-    });
+    const { text } = await readTextCapped(path, PROJECT_INSTRUCTIONS_MAX * 4, { head: true });
     if (text.length <= PROJECT_INSTRUCTIONS_MAX) return text;
     return `${
       text.slice(0, PROJECT_INSTRUCTIONS_MAX)

@@ -19,7 +19,16 @@ export interface RootOptions {
   bundledDir?: string;
   /** Defaults to `~/.config/svc/plugins` (from HOME). */
   globalDir?: string;
+  /**
+   * Whether the worktree is trusted (config/trust.ts). When false its `.svc/plugins` are found
+   * but `skipped`, so they never run and never hide a bundled or global copy. Default true.
+   */
+  trustLocal?: boolean;
 }
+
+/** Why an untrusted worktree's plugin is not loaded. */
+export const UNTRUSTED_PLUGIN =
+  "Not loaded: this worktree is not trusted (run svc trust to load it)";
 
 /**
  * One plugin folder found in a root. `state` is `ok` for a valid, compatible plugin that wins
@@ -67,7 +76,9 @@ export function pluginRoots(options: RootOptions): PluginRoot[] {
  * never hide an older compatible one. Never throws for bad plugins or missing roots.
  */
 export async function discoverPlugins(options: RootOptions): Promise<Candidate[]> {
-  const perRoot = await Promise.all(pluginRoots(options).map(readRoot));
+  const perRoot = await Promise.all(
+    pluginRoots(options).map((root) => readRoot(root, options.trustLocal ?? true)),
+  );
   const candidates = perRoot.flat();
   const winners = new Map<string, Candidate>();
   for (const candidate of candidates) {
@@ -88,7 +99,7 @@ export async function discoverPlugins(options: RootOptions): Promise<Candidate[]
   return candidates;
 }
 
-async function readRoot(root: PluginRoot): Promise<Candidate[]> {
+async function readRoot(root: PluginRoot, trustLocal: boolean): Promise<Candidate[]> {
   const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(root.dir)) {
@@ -99,6 +110,16 @@ async function readRoot(root: PluginRoot): Promise<Candidate[]> {
     return []; // a missing or unreadable root holds no plugins
   }
   names.sort();
+  if (root.origin === "local" && !trustLocal) {
+    // Not even the manifest is parsed: the folder's contents are the repository's.
+    return names.map((name) => ({
+      name,
+      origin: root.origin,
+      dir: join(root.dir, name),
+      state: "skipped",
+      message: UNTRUSTED_PLUGIN,
+    }));
+  }
   const found = await Promise.all(names.map((name) => readCandidate(root, name)));
   return found.filter((candidate): candidate is Candidate => candidate !== null);
 }

@@ -30,6 +30,8 @@ export interface PluginInfo {
 /** Options of `loadPlugins`: the roots plus the config `plugins` list (empty loads all). */
 export interface LoadOptions extends RootOptions {
   names: readonly string[];
+  /** Required here: every loader decides whether the worktree's own plugins may run. */
+  trustLocal: boolean;
   /** Longest wait for one entry import or one hook, in milliseconds (default 30 s and 10 s). */
   timeoutMs?: number;
 }

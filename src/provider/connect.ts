@@ -29,7 +29,10 @@ const NO_BACKEND = "No model backend is configured: pass --base-url (or --provid
 export async function resolveConnection(
   config: Pick<Config, "provider" | "base_url" | "model">,
   pluginProviders: readonly ProviderDef[] = [],
-  options: RegistryOptions = {},
+  options: RegistryOptions & {
+    /** base_url came from this untrusted worktree config: keys go only where they were stored for. */
+    untrustedBaseUrlFile?: string;
+  } = {},
 ): Promise<Connection> {
   const table = providerTable(pluginProviders);
   const registry = await loadProviders(options);
@@ -77,8 +80,19 @@ export async function resolveConnection(
   if (!model) {
     throw new Error(`No model configured for ${provider}: pass --model or set model in the config`);
   }
-  const apiKey = stored(provider)?.api_key ?? "";
-  if (!apiKey && info?.baseUrl) {
+  let apiKey = stored(provider)?.api_key ?? "";
+  const home = stored(provider)?.base_url ?? info?.baseUrl;
+  if (
+    apiKey && options.untrustedBaseUrlFile &&
+    (!home || trimBaseUrl(home) !== trimBaseUrl(baseUrl))
+  ) {
+    apiKey = "";
+    warnings.push(
+      `not sending the stored ${provider} API key to ${trimBaseUrl(baseUrl)}: that address comes ` +
+        `from ${options.untrustedBaseUrlFile} of a worktree that is not trusted (run svc trust to ` +
+        `trust it)`,
+    );
+  } else if (!apiKey && info?.baseUrl) {
     warnings.push(
       `No API key stored for ${provider}; run /connect ${provider} (or svc connect ${provider}) to add one`,
     );

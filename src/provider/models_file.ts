@@ -1,7 +1,7 @@
 /** `~/.config/svc/models.json`: the approved-model history, keyed by (provider, model). */
 import { join } from "node:path";
 import { globalConfigDir } from "../util/dirs.ts";
-import { readJson, updateJson } from "./json_file.ts";
+import { readJson, updateJson } from "../util/json_file.ts";
 
 /** One approved model; the file holds no keys or base addresses. */
 export interface ApprovedModel {

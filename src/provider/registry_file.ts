@@ -1,7 +1,7 @@
 /** `~/.config/svc/providers.json`: one API key (and optional base address) per provider. */
 import { join } from "node:path";
 import { globalConfigDir } from "../util/dirs.ts";
-import { readJson, updateJson } from "./json_file.ts";
+import { readJson, updateJson } from "../util/json_file.ts";
 import { CORE_PROVIDERS, trimBaseUrl } from "./table.ts";
 
 /** One provider's stored entry; base_url only when it differs from the provider default. */

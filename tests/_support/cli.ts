@@ -8,13 +8,21 @@ export interface CliResult {
 }
 
 /** A temp HOME and worktree pair, removed on dispose. */
-export async function sandbox(files: Record<string, string> = {}) {
+export async function sandbox(
+  files: Record<string, string> = {},
+  options: { trusted?: boolean } = {},
+) {
   const home = await Deno.makeTempDir({ prefix: "svc-home-" });
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-work-" }));
   for (const [name, content] of Object.entries(files)) {
     const path = `${worktree}/${name}`;
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     await Deno.writeTextFile(path, content);
+  }
+  if (options.trusted) {
+    // What `svc trust` writes: the worktree's own config and plugins then apply in full.
+    await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
+    await Deno.writeTextFile(`${home}/.config/svc/trusted.json`, JSON.stringify([worktree]));
   }
   return {
     home,

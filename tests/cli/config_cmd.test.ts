@@ -5,15 +5,25 @@ Deno.test("svc config set, get, unset and list work on the local file", async ()
   await using box = await sandbox();
   const run = (...args: string[]) => svc(["config", ...args], { cwd: box.worktree, env: box.env });
   assert.equal((await run("set", "max_tokens", "1234")).code, 0);
-  assert.equal((await run("set", "tool_permission.bash", "allow")).code, 0);
+  const loosened = await run("set", "tool_permission.bash", "allow");
+  assert.equal(loosened.code, 0);
+  const path = `${box.worktree}/.svc/config.json`;
+  const untrusted = `ignored tool_permission.bash from ${path}: this worktree is not trusted, so ` +
+    "its config may tighten svc's policy but not loosen it (run svc trust to trust it)\n";
+  assert.equal(loosened.stderr, `note: ${untrusted}`);
   assert.equal((await run("set", "tools.deny", '["grep"]')).code, 0);
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/config.json`)), {
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
     max_tokens: 1234,
     tool_permission: { bash: "allow" },
     "tools.deny": ["grep"],
   });
   assert.equal((await run("get", "max_tokens")).stdout, "1234\n");
-  assert.equal((await run("get", "tool_permission.bash", "--json")).stdout, '"allow"\n');
+  const ignored = await run("get", "tool_permission.bash", "--json");
+  assert.deepEqual([ignored.stdout, ignored.stderr], ["null\n", `warning: ${untrusted}`]);
+  const trusted = await svc(["trust"], { cwd: box.worktree, env: box.env });
+  assert.equal(trusted.code, 0, trusted.stderr);
+  const applied = await run("get", "tool_permission.bash", "--json");
+  assert.deepEqual([applied.stdout, applied.stderr], ['"allow"\n', ""]);
   const listed = JSON.parse((await run("list", "--json")).stdout);
   assert.equal(listed.max_tokens, 1234);
   assert.equal(listed.compact_keep, 4);

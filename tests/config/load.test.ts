@@ -2,14 +2,18 @@ import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../src/config/load.ts";
 
 async function withHome(
-  files: { global?: unknown; local?: unknown },
+  files: { global?: unknown; local?: unknown; trusted?: boolean },
   fn: (worktree: string) => Promise<void>,
 ) {
   const home = await Deno.makeTempDir({ prefix: "svc-home-" });
-  const worktree = await Deno.makeTempDir({ prefix: "svc-work-" });
+  const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-work-" }));
   const oldHome = Deno.env.get("HOME");
   Deno.env.set("HOME", home);
   try {
+    if (files.trusted) {
+      await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
+      await Deno.writeTextFile(`${home}/.config/svc/trusted.json`, JSON.stringify([worktree]));
+    }
     if (files.global !== undefined) {
       await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
       await Deno.writeTextFile(
@@ -59,10 +63,11 @@ Deno.test("config defaults follow the SPEC table", async () => {
   });
 });
 
-Deno.test("local config wins over global and tool_permission merges per category", async () => {
+Deno.test("a trusted local config wins over global and tool_permission merges per category", async () => {
   await withHome({
     global: { model: "g", max_tokens: 100, tool_permission: { bash: "deny", edit: "allow" } },
     local: { model: "l", tool_permission: { bash: "allow" }, "tool_permission.bash_allow": ["ls"] },
+    trusted: true,
   }, async (worktree) => {
     const c = await loadConfig(worktree);
     assert.equal(c.model, "l");

@@ -16,12 +16,15 @@ export interface Layout extends AsyncDisposable {
   globalDir: string;
   localDir: string;
   /** Root options for the plugin functions. */
-  roots: { worktree: string; bundledDir: string; globalDir: string };
+  roots: { worktree: string; bundledDir: string; globalDir: string; trustLocal: boolean };
 }
 
-/** Creates a fresh temp layout, removed when disposed. */
-export async function makeLayout(): Promise<Layout> {
-  const base = await Deno.makeTempDir({ prefix: "svc-plugin-test-" });
+/**
+ * Creates a fresh temp layout, removed when disposed. The worktree is trusted (as after
+ * `svc trust`) unless `trusted` is false, so its own plugins load.
+ */
+export async function makeLayout(options: { trusted?: boolean } = {}): Promise<Layout> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-plugin-test-" }));
   const home = join(base, "home");
   const worktree = join(base, "work");
   const bundledDir = join(base, "bundled");
@@ -30,6 +33,13 @@ export async function makeLayout(): Promise<Layout> {
   for (const dir of [bundledDir, globalDir, localDir]) {
     await Deno.mkdir(dir, { recursive: true });
   }
+  const trusted = options.trusted ?? true;
+  if (trusted) {
+    await Deno.writeTextFile(
+      join(home, ".config", "svc", "trusted.json"),
+      JSON.stringify([worktree]),
+    );
+  }
   return {
     base,
     home,
@@ -37,7 +47,7 @@ export async function makeLayout(): Promise<Layout> {
     bundledDir,
     globalDir,
     localDir,
-    roots: { worktree, bundledDir, globalDir },
+    roots: { worktree, bundledDir, globalDir, trustLocal: trusted },
     [Symbol.asyncDispose]: () => Deno.remove(base, { recursive: true }),
   };
 }

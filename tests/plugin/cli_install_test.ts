@@ -211,3 +211,30 @@ Deno.test("plugins install of the worktree itself copies the plugin, not svc's o
     "mod.ts",
   ]);
 });
+
+Deno.test("a plugin installed into an untrusted worktree is listed as skipped until svc trust", async () => {
+  await using t = await makeLayout({ trusted: false });
+  const src = await writeToolPlugin(join(t.base, "src"), "hello", "hello_tool");
+  const install = await runCli(t, ["install", src]);
+  assert.deepEqual(install, {
+    code: 0,
+    stdout: `Installed hello 1.0.0 (local) at ${join(t.localDir, "hello")}\n`,
+    stderr: "note: this worktree is not trusted, so its plugins do not load; run svc trust\n",
+  });
+  const status = async () => {
+    const listed = await runCli(t, ["list", "--json"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const hello = JSON.parse(listed.stdout).find((p: { name: string }) => p.name === "hello");
+    return [hello.status, hello.message];
+  };
+  assert.deepEqual(await status(), [
+    "skipped",
+    "Not loaded: this worktree is not trusted (run svc trust to load it)",
+  ]);
+  await Deno.writeTextFile(
+    join(t.home, ".config", "svc", "trusted.json"),
+    JSON.stringify([t.worktree]),
+  );
+  // Trusted, it is an ordinary local plugin: loaded once the plugins list names it.
+  assert.deepEqual(await status(), ["disabled", "Not in the plugins config list"]);
+});

@@ -32,7 +32,12 @@ Deno.test("register_services adds the mcp service at /mcp, built from the host e
 Deno.test("svc serve mounts the loaded plugin's service at exactly /mcp", async () => {
   const worktree = await Deno.makeTempDir();
   try {
-    const loaded = await loadPlugins({ worktree, names: ["svc-core-mcp"], globalDir: worktree });
+    const loaded = await loadPlugins({
+      worktree,
+      names: ["svc-core-mcp"],
+      globalDir: worktree,
+      trustLocal: false,
+    });
     const mine = loaded.plugins.filter((p) => p.status === "loaded");
     assert.deepEqual(mine.map((p) => [p.name, p.origin]), [["svc-core-mcp", "bundled"]]);
     const warnings: string[] = [];

@@ -1,7 +1,7 @@
 /** Reading and crash-safe rewriting of the small JSON state files under ~/.config/svc. */
 import { dirname } from "node:path";
-import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
-import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { withFileLock, writeFileAtomic } from "./atomic.ts";
+import { readTextCapped, UnreadableFileError } from "./fs.ts";
 
 /** A parsed file, or undefined with a warning naming the path when it is corrupt. */
 export interface JsonRead {

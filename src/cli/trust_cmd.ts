@@ -1,0 +1,30 @@
+import { Command } from "commander";
+
+/** Flags of `svc trust`. */
+export interface TrustFlags {
+  remove?: boolean;
+  list?: boolean;
+  json?: boolean;
+}
+
+/** `svc trust [folder]`: trust a worktree, stop trusting one, or list the trusted folders. */
+export function trustCommand(setExit: (code: number) => void): Command {
+  return new Command("trust")
+    .description(
+      "Trust a worktree (default: the current folder): its .svc/config.json may then loosen the " +
+        "permission policy and its .svc/plugins load. Untrusted worktrees may only tighten it.",
+    )
+    .argument("[folder]", "the folder to trust; folders inside it are trusted too")
+    .option("--remove", "stop trusting the folder")
+    .option("--list", "list the trusted folders")
+    .option("--json", "print JSON")
+    .action(async (folder: string | undefined, flags: TrustFlags) => {
+      try {
+        const { trust } = await import("./trust_action.ts");
+        await trust(folder, flags);
+      } catch (err) {
+        console.error(`svc trust: ${(err as Error).message}`);
+        setExit(1);
+      }
+    });
+}

@@ -1,0 +1,118 @@
+/**
+ * Trusted worktrees. A repository's `.svc/config.json` and `.svc/plugins/` come with the code you
+ * cloned, so until you trust the worktree they may tighten svc's policy but never loosen it:
+ * what would loosen it is dropped (and named in a warning) and local plugins are not loaded.
+ * Trust lives in `~/.config/svc/trusted.json`, a list of folders, each trusting everything inside.
+ */
+import { isAbsolute, join } from "node:path";
+import { globalConfigDir } from "../util/dirs.ts";
+import { readJson, updateJson } from "../util/json_file.ts";
+import { canonicalPath, isInside } from "../util/paths.ts";
+import { DEFAULT_ACTIONS } from "../policy/evaluate.ts";
+import type { Action, Category } from "./schema.ts";
+
+/** Path of the trust list. */
+export function trustedPath(): string {
+  return join(globalConfigDir(), "trusted.json");
+}
+
+/** The trusted folders; a corrupt file trusts nothing and says so. */
+export async function loadTrusted(): Promise<{ folders: string[]; warning?: string }> {
+  const { value, warning } = await readJson(trustedPath());
+  // Only absolute paths count: an empty or relative entry must not trust the current folder.
+  const folders = Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string" && isAbsolute(v))
+    : [];
+  if (value !== undefined && !Array.isArray(value)) {
+    return { folders, warning: `${trustedPath()} is not a JSON list; no worktree is trusted` };
+  }
+  return warning ? { folders, warning } : { folders };
+}
+
+/** Whether `worktree` (after symlinks) is a trusted folder or inside one. */
+export async function isTrusted(worktree: string): Promise<boolean> {
+  const { folders } = await loadTrusted();
+  if (!folders.length) return false;
+  const canonical = canonicalPath(Deno.cwd(), worktree);
+  return folders.some((folder) => isInside(folder, canonical));
+}
+
+/** Adds (or with `remove`, removes) a folder, canonicalized; returns the new list. */
+export async function setTrusted(folder: string, remove = false): Promise<string[]> {
+  const canonical = remove ? folder : canonicalPath(Deno.cwd(), folder);
+  const { result } = await updateJson(trustedPath(), (current) => {
+    const list = Array.isArray(current) ? current.filter((v) => typeof v === "string") : [];
+    const rest = list.filter((v) => v !== canonical);
+    return remove ? rest : [...rest, canonical];
+  });
+  return result;
+}
+
+const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
+
+/**
+ * An untrusted local layer without what would loosen the policy set by the global layer and the
+ * defaults, plus the names of the keys it dropped. Tightening stays: stricter actions, `tools.deny`
+ * entries (added to the global ones, never replacing them), a `tools.allow` list within the
+ * global one, `mode: plan`.
+ */
+export function restrictUntrusted(
+  local: Record<string, unknown>,
+  global: Record<string, unknown>,
+): { layer: Record<string, unknown>; ignored: string[] } {
+  const layer: Record<string, unknown> = { ...local };
+  const ignored: string[] = [];
+  const drop = (key: string) => {
+    delete layer[key];
+    ignored.push(key);
+  };
+  // A local base_url stays; resolveConnection withholds stored keys from it (see LoadedConfig).
+  // Each entry starts a process.
+  if (Array.isArray(layer["mcp.servers"]) && layer["mcp.servers"].length) drop("mcp.servers");
+  if (layer.mode === "build" && global.mode === "plan") drop("mode");
+  // Searching on every message sends each prompt to the search backend without asking.
+  if (layer.web_search === true && global.web_search !== true) drop("web_search");
+  if (layer["mcp_server.allow_ask"] === true && global["mcp_server.allow_ask"] === false) {
+    drop("mcp_server.allow_ask");
+  }
+  const globalDeny = stringList(global["tools.deny"]);
+  if ("tools.deny" in layer) {
+    layer["tools.deny"] = [...new Set([...globalDeny, ...stringList(layer["tools.deny"])])];
+  }
+  const globalAllow = stringList(global["tools.allow"]);
+  if ("tools.allow" in layer && globalAllow.length) {
+    const wanted = stringList(layer["tools.allow"]);
+    const within = wanted.filter((name) => globalAllow.includes(name));
+    if (within.length < wanted.length || !wanted.length) {
+      ignored.push("tools.allow");
+      layer["tools.allow"] = within.length ? within : globalAllow;
+    }
+  }
+  const perms = layer.tool_permission as Record<string, unknown> | undefined;
+  if (perms && typeof perms === "object") {
+    const base = (global.tool_permission ?? {}) as Record<string, unknown>;
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(perms)) {
+      if (key === "bash_allow") {
+        const baseList = stringList(base.bash_allow);
+        const wanted = stringList(value);
+        const within = wanted.filter((rule) => baseList.includes(rule));
+        if (within.length < wanted.length) ignored.push("tool_permission.bash_allow");
+        if (within.length) kept.bash_allow = within;
+        continue;
+      }
+      const category = key as Category;
+      const baseAction = (base[key] ?? DEFAULT_ACTIONS[category]) as Action | undefined;
+      const action = value as Action;
+      if (baseAction && action in RANK && RANK[action] > RANK[baseAction]) {
+        ignored.push(`tool_permission.${key}`);
+      } else kept[key] = value;
+    }
+    layer.tool_permission = kept;
+  }
+  return { layer, ignored };
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
