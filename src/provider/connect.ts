@@ -18,8 +18,9 @@ export interface Connection {
   warnings: string[];
 }
 
-const NO_BACKEND = "No model backend is configured: pass --base-url (or --provider) to svc run, " +
-  "or set base_url or provider in .svc/config.json";
+const NO_BACKEND =
+  "No model backend is configured: run svc connect <provider|url>, pass --base-url " +
+  "(or --provider) to svc run, or set base_url or provider in the config";
 
 /**
  * Resolves provider, base address, model and key from the config keys provider, base_url and

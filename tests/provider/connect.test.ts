@@ -117,8 +117,8 @@ Deno.test("resolveConnection uses a custom provider stored by /connect <url>", a
 Deno.test("resolveConnection says what to set when nothing can be resolved", async () => {
   await withHome(async (dir) => {
     await assert.rejects(resolveConnection({ model: "m" }), {
-      message: "No model backend is configured: pass --base-url (or --provider) to svc run, " +
-        "or set base_url or provider in .svc/config.json",
+      message: "No model backend is configured: run svc connect <provider|url>, pass --base-url " +
+        "(or --provider) to svc run, or set base_url or provider in the config",
     });
     await assert.rejects(resolveConnection({ provider: "generic", model: "m" }), {
       message:
