@@ -1,16 +1,30 @@
 import type { EngineEvent, TurnResult } from "../engine/events.ts";
 import type { Approver } from "../engine/context_types.ts";
 import { SessionStore } from "../session/store.ts";
+import { readBodyCapped } from "../util/read_body.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import { composeEngine } from "./compose.ts";
 import { renderTextEvent } from "./render_text.ts";
 import { exitCodeFor, type RunFlags } from "./run_cmd.ts";
 
+/** A prompt read from standard input past this size is refused (no model takes it anyway). */
+export const MAX_PROMPT_BYTES = 16 << 20;
+
+/** Signals that cancel the turn like Ctrl-C, with their numbers for the exit code. */
+const STOP_SIGNALS = { SIGHUP: 1, SIGTERM: 15 } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
 /** Runs one headless turn for `svc run` and returns the exit code. */
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
   if (flags.yes && flags.no === false) return usage("--yes and --no cannot be combined");
   let prompt = flags.prompt ?? words.join(" ");
-  if (prompt === "-") prompt = await new Response(Deno.stdin.readable).text();
+  if (prompt === "-") {
+    const read = await readBodyCapped(new Response(Deno.stdin.readable), MAX_PROMPT_BYTES);
+    if (read.truncated) {
+      return usage(`the prompt on standard input is over ${MAX_PROMPT_BYTES >> 20} MiB`);
+    }
+    prompt = read.text;
+  }
   if (!prompt.trim()) return usage('a prompt is required: svc run --prompt "..."');
   if (flags.sessionId) {
     const problem = checkSessionName(flags.sessionId);
@@ -36,12 +50,21 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   }
   const controller = new AbortController();
   let interrupts = 0;
+  let stopSignal: StopSignal | null = null;
   const onSigint = () => {
     if (++interrupts > 1) Deno.exit(130);
     controller.abort();
     console.error("\ncancelling (Ctrl-C again to quit at once)");
   };
+  // SIGTERM and SIGHUP (a timeout, a closed terminal) cancel the turn the same way, so the
+  // partial answer is saved, then exit with 128 + the signal number.
+  const onStop = (signal: StopSignal) => () => {
+    stopSignal ??= signal;
+    controller.abort();
+  };
+  const stops = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((s) => [s, onStop(s)] as const);
   Deno.addSignalListener("SIGINT", onSigint);
+  for (const [signal, listener] of stops) Deno.addSignalListener(signal, listener);
   const encoder = new TextEncoder();
   const write = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
   const onEvent = json
@@ -57,9 +80,11 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     if (json) console.log(JSON.stringify(result, null, 2));
     else if (result.content && !result.content.endsWith("\n")) write("\n");
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
+    if (stopSignal && result.status === "cancelled") return 128 + STOP_SIGNALS[stopSignal];
     return exitCodeFor(result.status);
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
+    for (const [signal, listener] of stops) Deno.removeSignalListener(signal, listener);
   }
 }
 

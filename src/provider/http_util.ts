@@ -1,6 +1,5 @@
 /** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, sleeps. */
 import { trimBaseUrl } from "./table.ts";
-import { concatBytes } from "../util/byte_list.ts";
 
 /** Longest wait honoured from a Retry-After header, in seconds. */
 export const MAX_RETRY_AFTER = 30;
@@ -28,32 +27,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
   return Math.min(Math.max(0, (at - now) / 1000), MAX_RETRY_AFTER);
-}
-
-/**
- * Reads at most `maxBytes` of a response body and cancels the rest, so an endless or enormous
- * body from a broken or hostile server costs bounded memory; `truncated` says more was sent.
- */
-export async function readBodyCapped(
-  res: Response,
-  maxBytes: number,
-): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: "", truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    while (total <= maxBytes) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.length;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const bytes = concatBytes(chunks).subarray(0, Math.min(total, maxBytes));
-  return { text: new TextDecoder().decode(bytes), truncated: total > maxBytes };
 }
 
 /** A one-line summary of an error body: the JSON error message when there is one, cut short. */

@@ -1,7 +1,8 @@
 /** One streamed chat-completions request: yields content events, returns how the stream ended. */
 import { createParser } from "eventsource-parser";
 import { ChunkAccumulator } from "./chunk_accumulator.ts";
-import { parseRetryAfter, readBodyCapped } from "./http_util.ts";
+import { parseRetryAfter } from "./http_util.ts";
+import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
 
 /** How one attempt ended; the retry policy in sse_client.ts decides what happens next. */

@@ -1,13 +1,7 @@
 /** Bounded one-shot calls: the non-streaming chat completion and the `GET /v1/models` probe. */
 import { buildPayload } from "./payload.ts";
-import {
-  endpoint,
-  formatSeconds,
-  readBodyCapped,
-  redact,
-  requestHeaders,
-  shortBody,
-} from "./http_util.ts";
+import { endpoint, formatSeconds, redact, requestHeaders, shortBody } from "./http_util.ts";
+import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatRequest, NonStreamingResult } from "./types.ts";
 
 interface Connection {

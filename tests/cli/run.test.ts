@@ -92,6 +92,44 @@ Deno.test("svc run exits 1 on an empty answer", async () => {
   assert.match(out.stderr, /status: empty/);
 });
 
+Deno.test("SIGTERM during a stalled stream cancels the turn, saves it and exits 143", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ stall: true, text: "partial words" }]);
+  const child = spawnSvc(
+    ["run", "--base-url", fake.url, "--model", "m", "-p", "hi", "--session-id", "term"],
+    { cwd: box.worktree, env: box.env },
+  );
+  const reader = child.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("words")) seen += new TextDecoder().decode((await reader.read()).value);
+  child.kill("SIGTERM");
+  reader.releaseLock();
+  const status = await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  await fake.close();
+  assert.equal(status.code, 143);
+  const stored = JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/sessions/term.json`));
+  assert.deepEqual(
+    stored.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+    [["user", "hi"], ["assistant", "partial words"]],
+  );
+});
+
+Deno.test("a prompt over 16 MiB on standard input is refused before anything runs", async () => {
+  await using box = await sandbox();
+  const out = await svc(
+    ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "-p", "-"],
+    { cwd: box.worktree, env: box.env, stdin: "x".repeat((16 << 20) + 1) },
+  );
+  assert.deepEqual([out.code, out.stdout, out.stderr], [
+    2,
+    "",
+    "svc run: the prompt on standard input is over 16 MiB\n",
+  ]);
+  assert.equal(await Deno.stat(`${box.worktree}/.svc`).catch(() => null), null);
+});
+
 Deno.test("SIGINT during a stalled stream exits 130 and persists the partial answer", async () => {
   await using box = await sandbox();
   const fake = await startFakeProvider([{ stall: true, text: "partial words" }]);
