@@ -14,6 +14,12 @@ import { webSearchBlock } from "./web_inject.ts";
 /** A turn that keeps calling tools stops after this many rounds. */
 export const MAX_ROUNDS = 64;
 
+/**
+ * Tool calls run per round; the rest of a longer batch are answered "not run" (in one session
+ * write) so a runaway or hostile model cannot keep svc busy for minutes in a single round.
+ */
+export const MAX_CALLS_PER_ROUND = 64;
+
 export interface TurnOptions {
   session: Session;
   signal?: AbortSignal;
@@ -194,17 +200,17 @@ export class Engine {
         }
         break;
       }
-      for (const call of calls) {
-        const { record } = await executeToolCall(call, {
-          deps,
-          session,
-          signal,
-          emit,
-          available,
-          ask,
-        });
-        records.push(record);
+      const env = { deps, session, signal, emit, available, ask };
+      for (const call of calls.slice(0, MAX_CALLS_PER_ROUND)) {
+        records.push((await executeToolCall(call, env)).record);
       }
+      // Every call still needs an answer; these run nothing, so they can share one write.
+      const refusal = `at most ${MAX_CALLS_PER_ROUND} tool calls run per round; ` +
+        "ask again for the ones you still need";
+      const refused = await Promise.all(
+        calls.slice(MAX_CALLS_PER_ROUND).map((call) => executeToolCall(call, env, refusal)),
+      );
+      records.push(...refused.map((r) => r.record));
       if (signal.aborted) status = "cancelled";
     }
 

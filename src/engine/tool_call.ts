@@ -28,6 +28,8 @@ export interface CallEnv {
 export async function executeToolCall(
   call: ChatToolCall,
   env: CallEnv,
+  /** Set when the call must not run at all (for example past the per-round limit). */
+  refusal?: string,
 ): Promise<{ record: ToolCallRecord; content: string }> {
   const { deps, session } = env;
   const started = performance.now();
@@ -56,7 +58,10 @@ export async function executeToolCall(
     reason: "",
   };
 
-  if (!normalized.ok) {
+  if (refusal) {
+    content = `Error: not run: ${refusal}`;
+    audit.reason = refusal;
+  } else if (!normalized.ok) {
     content = normalized.error;
     audit.reason = normalized.tool ? "invalid arguments" : "unknown tool";
   } else {
@@ -105,7 +110,7 @@ export async function executeToolCall(
     "the result exceeded tool_max_result_chars; narrow the request",
   );
   env.emit({ type: "tool_end", id: call.id, name, ok, content, status, decision });
-  const analysis = deps.config.tool_analysis && !env.signal.aborted
+  const analysis = deps.config.tool_analysis && !env.signal.aborted && !refusal
     ? await analyze(name, content, env)
     : undefined;
   // The audit entry and the result share one session write.

@@ -353,6 +353,60 @@ Deno.test("ask with target lead consults the lead's model with the delegated tas
   assert.equal(h.fake.requests[2].body.messages.at(-1).content, "use a.txt");
 });
 
+Deno.test("a model that never stops calling tools is stopped after 64 rounds with round_limit", async () => {
+  const calls = Array.from({ length: 70 }, (_, i) => ({
+    tool_calls: [{ name: "echo", arguments: { text: `round ${i + 1}` } }],
+  }));
+  await using h = await harness(calls);
+  const session = h.store.create("t");
+  const result = await h.engine.runTurn("go", { session });
+  assert.equal(result.status, "error");
+  assert.deepEqual(result.errors.map((e) => [e.code, e.message]), [
+    ["round_limit", "Stopped after 64 rounds of tool calls"],
+  ]);
+  assert.equal(h.fake.requests.length, 64);
+  assert.equal(result.tool_calls.length, 64);
+  assert.deepEqual(session.data.errors.map((e) => e.code), ["round_limit"]);
+});
+
+Deno.test("past 64 tool calls in one round the rest are answered 'not run' and audited", async () => {
+  const ran: string[] = [];
+  const echo = echoTool();
+  echo.run = (args) => {
+    ran.push(String(args.text));
+    return Promise.resolve("done");
+  };
+  const calls = Array.from({ length: 70 }, (_, i) => ({
+    name: "echo",
+    arguments: { text: `c${i}` },
+    id: `call_${i}`,
+  }));
+  await using h = await harness([{ tool_calls: calls }, { text: "ok" }], { tools: [echo] });
+  const session = h.store.create("t");
+  const result = await h.engine.runTurn("go", { session });
+  assert.equal(result.status, "ok");
+  assert.deepEqual(ran, calls.slice(0, 64).map((c) => c.arguments.text));
+  const answers = h.fake.requests[1].body.messages.filter((m: { role: string }) =>
+    m.role === "tool"
+  );
+  assert.equal(answers.length, 70);
+  const refusal = "Error: not run: at most 64 tool calls run per round; ask again for the ones " +
+    "you still need";
+  assert.deepEqual(
+    answers.slice(63).map((m: { tool_call_id: string; content: string }) => [
+      m.tool_call_id,
+      m.content,
+    ]),
+    [["call_63", "done"], ...calls.slice(64).map((c) => [c.id, refusal])],
+  );
+  assert.deepEqual(
+    result.tool_calls.slice(63).map((r) => [r.decision, r.ok]),
+    [["allow", true], ...Array(6).fill(["deny", false])],
+  );
+  assert.equal(session.data.permissions.length, 70);
+  assert.deepEqual(session.data.permissions.at(-1)?.outcome, "denied");
+});
+
 Deno.test("invalid tool-call JSON becomes an error result the model can correct", async () => {
   await using h = await harness([
     { tool_calls: [{ name: "echo", arguments: '{"text": "unterminated' }] },
