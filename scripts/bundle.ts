@@ -1,37 +1,56 @@
 /**
- * `deno task bundle`: for machines where `deno compile` cannot run. Writes `dist/svc.js` (svc
- * itself) and `dist/plugins/<name>/` (each bundled plugin as one `mod.js` plus its manifest), so
- * `deno run -A dist/svc.js` works from any folder without the source tree. An argument names
- * another output folder.
+ * `deno task bundle`: for machines where `deno compile` cannot run. One code-split build of svc
+ * and every bundled plugin writes `dist/main.js`, `dist/plugins/<name>/` (the plugin's `mod.js`
+ * plus its manifest) and shared chunks: zod, commander and the engine are loaded once, and what
+ * only some commands need (the MCP SDK, prompts, the web fetcher) stays in chunks loaded on use.
+ * `deno run -A dist/main.js` then works from any folder without the source tree or node_modules.
+ * An argument names another output folder.
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const root = new URL("../", import.meta.url).pathname;
 const dist = Deno.args[0] ?? join(root, "dist");
 await Deno.remove(dist, { recursive: true }).catch(() => {});
 
-async function bundle(entry: string, out: string): Promise<void> {
-  const { success, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform", "deno", "-o", out, entry],
-    cwd: root,
-    stdout: "inherit",
-    stderr: "piped",
-  }).output();
-  if (!success) {
-    console.error(new TextDecoder().decode(stderr));
-    throw new Error(`deno bundle ${entry} failed`);
-  }
-}
-
-await bundle("main.ts", join(dist, "svc.js"));
+const plugins: Array<{ name: string; manifest: Record<string, unknown>; entry: string }> = [];
 for (const entry of Deno.readDirSync(join(root, "plugins"))) {
   if (!entry.isDirectory) continue;
   const source = join(root, "plugins", entry.name);
   const manifest = JSON.parse(await Deno.readTextFile(join(source, "manifest.json")));
-  const target = join(dist, "plugins", entry.name);
-  await bundle(join(source, manifest.entry ?? "mod.ts"), join(target, "mod.js"));
-  manifest.entry = "mod.js";
-  await Deno.writeTextFile(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  console.error(`bundled ${entry.name}`);
+  const main = String(manifest.entry ?? "mod.ts");
+  if (!main.endsWith("mod.ts")) throw new Error(`${entry.name}: entry ${main} is not a mod.ts`);
+  plugins.push({ name: entry.name, manifest, entry: relative(root, join(source, main)) });
 }
-console.error(`wrote ${dist}/svc.js and ${dist}/plugins/; run it with: deno run -A ${dist}/svc.js`);
+
+const args = [
+  "bundle",
+  "--quiet",
+  "--platform",
+  "deno",
+  "--code-splitting",
+  "--outdir",
+  dist,
+  "main.ts",
+  ...plugins.map((p) => p.entry),
+];
+const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+  args,
+  cwd: root,
+  stdout: "inherit",
+  stderr: "piped",
+}).output();
+if (!success) {
+  console.error(new TextDecoder().decode(stderr));
+  throw new Error("deno bundle failed");
+}
+for (const plugin of plugins) {
+  // esbuild mirrors the source layout: plugins/<name>/mod.ts became plugins/<name>/mod.js.
+  const target = join(dist, "plugins", plugin.name);
+  await Deno.stat(join(target, "mod.js"));
+  const manifest = { ...plugin.manifest, entry: "mod.js" };
+  await Deno.writeTextFile(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+console.error(
+  `wrote ${dist}/main.js, ${plugins.length} plugins and their shared chunks; ` +
+    `run it with: deno run -A ${dist}/main.js`,
+);

@@ -1,21 +1,32 @@
-/** One whole `svc run` with one tool round against an instant local provider. */
+/**
+ * One whole `svc run` with one tool round against an instant local provider, from the source
+ * tree (`deno task svc`, the installed `svc`) and from the `deno task bundle` build. Samples of
+ * the two alternate so the VM's changing speed hits both alike.
+ */
+import { join } from "node:path";
 import { startFakeProvider } from "../../tests/_support/fake_provider.ts";
 import { MAIN, median, report, timeProcess } from "./_util.ts";
 
 const home = await Deno.makeTempDir();
 const cwd = await Deno.makeTempDir();
+const dist = await Deno.makeTempDir({ prefix: "svc-bench-dist-" });
 await Deno.writeTextFile(`${cwd}/notes.txt`, "The secret word is PAPAYA.\n");
+const built = await new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", new URL("../bundle.ts", import.meta.url).pathname, dist],
+  stderr: "null",
+}).output();
+if (!built.success) throw new Error("deno task bundle failed");
 const fake = await startFakeProvider((_body, i) =>
   i % 2 === 0
     ? { tool_calls: [{ name: "file_read", arguments: { path: "notes.txt" } }], chunkSize: 1000 }
     : { text: "The secret word is PAPAYA.", chunkSize: 1000 }
 );
-const args = [
+const svcArgs = (entry: string) => [
   Deno.execPath(),
   "run",
   "-A",
   "--quiet",
-  MAIN,
+  entry,
   "run",
   "--base-url",
   fake.url,
@@ -36,9 +47,16 @@ for (let i = 0; i < 10; i++) {
   );
 }
 report("calibration: deno run of an empty script", floor);
-await timeProcess(args, { cwd, env });
+const source = svcArgs(MAIN);
+const bundle = svcArgs(join(dist, "main.js"));
+await timeProcess(source, { cwd, env });
+await timeProcess(bundle, { cwd, env });
 const samples = [];
-for (let i = 0; i < 15; i++) samples.push(await timeProcess(args, { cwd, env }));
+const bundled = [];
+for (let i = 0; i < 15; i++) {
+  samples.push(await timeProcess(source, { cwd, env }));
+  bundled.push(await timeProcess(bundle, { cwd, env }));
+}
 report("svc run, one tool round: wall", samples.map((s) => s.wall), "ms", "< 200 ms");
 report("svc run, one tool round: CPU (user+sys)", samples.map((s) => s.user + s.sys), "ms");
 report(
@@ -47,11 +65,12 @@ report(
   "MiB",
   "< 90 MiB",
 );
+report("the same from the bundle (dist/main.js): wall", bundled.map((s) => s.wall), "ms");
+report("the same from the bundle: peak RSS", bundled.map((s) => s.rssKb / 1024), "MiB");
 console.log(
   `  (${fake.requests.length} provider requests; median wall ${
     median(samples.map((s) => s.wall)).toFixed(1)
-  } ms)`,
+  } ms from source, ${median(bundled.map((s) => s.wall)).toFixed(1)} ms from the bundle)`,
 );
 await fake.close();
-await Deno.remove(home, { recursive: true });
-await Deno.remove(cwd, { recursive: true });
+for (const dir of [home, cwd, dist]) await Deno.remove(dir, { recursive: true });

@@ -18,7 +18,7 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
   ]);
   const run = (args: string[]) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${dist}/svc.js`, ...args],
+      args: ["run", "-A", `${dist}/main.js`, ...args],
       cwd: box.worktree,
       env: box.env,
       stdout: "piped",
