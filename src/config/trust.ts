@@ -53,8 +53,8 @@ const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
 /**
  * An untrusted local layer without what would loosen the policy set by the global layer and the
  * defaults, plus the names of the keys it dropped. Tightening stays: stricter actions, `tools.deny`
- * entries (added to the global ones, never replacing them), a `tools.allow` list within the
- * global one, `mode: plan`.
+ * entries (added to the global ones, never replacing them), a `tools.allow` or `bash_allow` list
+ * within the global one (or any, when there is no global list), `mode: plan`.
  */
 export function restrictUntrusted(
   local: Record<string, unknown>,
@@ -94,11 +94,18 @@ export function restrictUntrusted(
     const kept: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(perms)) {
       if (key === "bash_allow") {
+        // A non-empty list only ever denies, so any list tightens "no list". Against a global
+        // list, the local one replaces it: keep only the rules the global list has.
         const baseList = stringList(base.bash_allow);
         const wanted = stringList(value);
         const within = wanted.filter((rule) => baseList.includes(rule));
-        if (within.length < wanted.length) ignored.push("tool_permission.bash_allow");
-        if (within.length) kept.bash_allow = within;
+        if (!baseList.length) kept.bash_allow = wanted;
+        else {
+          if (within.length < wanted.length || !wanted.length) {
+            ignored.push("tool_permission.bash_allow");
+          }
+          kept.bash_allow = within.length ? within : baseList;
+        }
         continue;
       }
       const category = key as Category;

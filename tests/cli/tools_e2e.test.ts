@@ -132,7 +132,7 @@ Deno.test("a cloned repository's config cannot grant itself bash: the command st
   }
   const warnings = out.stderr.split("\n").filter((line) => line.startsWith("warning: "));
   assert.deepEqual(warnings, [
-    `warning: ignored tool_permission.bash, tool_permission.bash_allow from ${box.worktree}/` +
+    `warning: ignored tool_permission.bash from ${box.worktree}/` +
     ".svc/config.json: this worktree is not trusted, so its config may tighten svc's policy " +
     "but not loosen it (run svc trust to trust it)",
     "warning: plugin svc-core-exec: Not loaded: this worktree is not trusted (run svc trust to " +

@@ -55,10 +55,17 @@ const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, un
       ["tool_permission.bash_allow"],
     ],
     [
-      "a bash_allow with no global list is dropped whole",
+      "a bash_allow with no global list stays: it only ever denies",
       { "tool_permission": { bash_allow: ["curl"] } },
       {},
-      { tool_permission: {} },
+      { tool_permission: { bash_allow: ["curl"] } },
+      [],
+    ],
+    [
+      "an empty or foreign bash_allow cannot lift the global list",
+      { "tool_permission": { bash_allow: [] } },
+      { tool_permission: { bash_allow: ["git status"] } },
+      { tool_permission: { bash_allow: ["git status"] } },
       ["tool_permission.bash_allow"],
     ],
     [
