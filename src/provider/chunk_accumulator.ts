@@ -43,7 +43,8 @@ export class ChunkAccumulator {
     const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
     if (!choice) return [];
     const events: StreamEvent[] = [];
-    const delta = choice.delta ?? {};
+    // A server that ignores `stream: true` answers one JSON completion: its message is the delta.
+    const delta = choice.delta ?? choice.message ?? {};
     const thinking = delta.reasoning_content ?? delta.reasoning;
     if (typeof thinking === "string" && thinking) {
       this.sawContent = true;

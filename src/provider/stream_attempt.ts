@@ -94,6 +94,13 @@ export async function* streamAttempt(
       const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
       return { kind: "http", status: res.status, retryAfter, body };
     }
+    if (/^application\/json\b/i.test(res.headers.get("content-type") ?? "")) {
+      try {
+        return yield* wholeAnswer(res, acc);
+      } catch (err) {
+        return interrupted((err as Error).message);
+      }
+    }
     const pending: StreamEvent[] = [];
     let overflow = false;
     const parser = createParser({
@@ -137,4 +144,30 @@ export async function* streamAttempt(
     opts.signal?.removeEventListener("abort", onAbort);
     ctl.abort();
   }
+}
+
+/**
+ * A server that ignores `stream: true` sends one JSON completion instead of SSE; it is read
+ * (capped like a stream) and replayed through the same accumulator, so callers see no difference.
+ * Throws when the body cannot be read (the caller tells a cancel or a stall from a cut).
+ */
+async function* wholeAnswer(
+  res: Response,
+  acc: ChunkAccumulator,
+): AsyncGenerator<StreamEvent, AttemptOutcome> {
+  const read = await readBodyCapped(res, MAX_RESPONSE_BYTES);
+  if (read.truncated) {
+    return { kind: "oversized", detail: `the response exceeded ${MIB(MAX_RESPONSE_BYTES)}` };
+  }
+  for (const event of acc.handle(read.text)) yield event;
+  if (acc.errorMessage !== undefined) return { kind: "provider_error", detail: acc.errorMessage };
+  if (!acc.sawContent && !acc.completed) {
+    return { kind: "ended", sawContent: false, detail: "the JSON answer held no message" };
+  }
+  return {
+    kind: "complete",
+    finish: acc.finish,
+    usage: acc.usage,
+    toolCalls: acc.toolCalls(),
+  };
 }

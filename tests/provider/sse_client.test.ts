@@ -311,3 +311,67 @@ Deno.test("chat sends the bearer key and extra headers", async () => {
     "svc",
   ]);
 });
+
+const jsonAnswer = (body: unknown) => ({
+  status: 200,
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json; charset=utf-8" },
+});
+
+Deno.test("chat accepts a server that ignores stream: true and answers one JSON completion", async () => {
+  const { events, requests } = await run([jsonAnswer({
+    choices: [{
+      message: {
+        role: "assistant",
+        content: "Checking.",
+        reasoning_content: "hmm",
+        tool_calls: [{
+          id: "call_x",
+          type: "function",
+          function: { name: "file_read", arguments: '{"path":"a"}' },
+        }],
+      },
+      finish_reason: "tool_calls",
+    }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+  })]);
+  assert.equal(requests.length, 1);
+  assert.deepEqual(events, [
+    { type: "thinking", content: "hmm" },
+    { type: "token", content: "Checking." },
+    {
+      type: "tool_calls",
+      tool_calls: [{
+        id: "call_x",
+        type: "function",
+        function: { name: "file_read", arguments: '{"path":"a"}' },
+      }],
+    },
+    {
+      type: "done",
+      reason: "tool_calls",
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    },
+  ]);
+});
+
+Deno.test("a JSON answer with an error object or no message fails like a stream would", async () => {
+  const failed = await run([jsonAnswer({ error: { message: "model overloaded" } })]);
+  assert.deepEqual(failed.events, [
+    {
+      type: "error",
+      code: "provider_error",
+      message: "generic reported an error: model overloaded",
+    },
+    { type: "done", reason: "error" },
+  ]);
+  const empty = await run([jsonAnswer({ object: "nothing" }), jsonAnswer({ choices: [] })], {
+    streamRetries: 1,
+  });
+  assert.deepEqual(empty.events.at(-2), {
+    type: "error",
+    code: "stream_ended",
+    message: "Stream ended before a completion event",
+  });
+  assert.equal(empty.requests.length, 2);
+});
