@@ -25,7 +25,11 @@ export function statusFor(status: TurnResult["status"]): number {
 
 const FIELDS = new Set(["prompt", "session_id"]);
 
-/** POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. */
+/**
+ * POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. A client
+ * that disconnects (`request.signal`, which only means that under `no-legacy-abort`) leaves the
+ * queue, or cancels its running turn: the partial turn is saved and no more tokens are spent.
+ */
 export async function handleChat(
   request: Request,
   deps: ChatDeps,
@@ -37,6 +41,7 @@ export async function handleChat(
   const input = parseChat(body.value);
   if (typeof input === "string") return fail(400, input);
   if (deps.shutdown.aborted) return shuttingDown();
+  const signal = AbortSignal.any([deps.shutdown, request.signal]);
   try {
     return await deps.lock.run(async () => {
       if (deps.shutdown.aborted) return shuttingDown();
@@ -44,13 +49,11 @@ export async function handleChat(
       const session = input.sessionId
         ? await sessions.open(input.sessionId)
         : deps.store.create(interactiveName(new Date(), input.prompt));
-      const result = await deps.engine.runTurn(input.prompt, {
-        session,
-        signal: deps.shutdown,
-      });
+      const result = await deps.engine.runTurn(input.prompt, { session, signal });
       return json(result, statusFor(result.status));
-    });
+    }, request.signal);
   } catch (err) {
+    if (request.signal.aborted) return fail(499, "client closed the request");
     if (err instanceof QueueFullError) {
       return fail(503, `server busy: ${err.message}; retry later`, { "retry-after": "5" });
     }

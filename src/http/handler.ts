@@ -86,8 +86,9 @@ export function createHandler(
 
 /**
  * Hands a request to a mounted endpoint with its body already read under the size cap and the
- * deadline, so no endpoint can be held open by a slow or endless upload. `request.signal` is
- * never touched: under Deno's legacy abort behaviour it also fires after every success.
+ * deadline, so no endpoint can be held open by a slow or endless upload. Only /chat watches
+ * `request.signal`: it means "client gone" only under deno.json's `no-legacy-abort` (the legacy
+ * behaviour also fires it after every success).
  */
 async function forward(
   request: Request,

@@ -30,6 +30,8 @@ export interface CallInit {
   json?: unknown;
   body?: BodyInit;
   headers?: Record<string, string>;
+  /** Aborting it is what a client disconnect looks like to the handler. */
+  signal?: AbortSignal;
 }
 
 /** A handler with the MCP plugin mounted (unless `mcp: false`), over a fresh worktree. */
@@ -90,7 +92,9 @@ export async function app(
         body = JSON.stringify(init.json);
         headers["content-type"] ??= "application/json";
       }
-      return handler(new Request(`${BASE}${path}`, { method, headers, body }));
+      return handler(
+        new Request(`${BASE}${path}`, { method, headers, body, signal: init.signal }),
+      );
     },
     async [Symbol.asyncDispose]() {
       shutdown.abort();

@@ -146,6 +146,35 @@ Deno.test("a shutdown during a stalled turn cancels it and keeps the session", a
   ]);
 });
 
+Deno.test("a client that disconnects cancels its turn, which is saved; a queued one never runs", async () => {
+  await using a = await app([{ stall: true, text: "partial answer" }, { text: "never" }]);
+  const first = new AbortController();
+  const second = new AbortController();
+  const running = a.call("POST", "/chat", {
+    json: { prompt: "wait", session_id: "gone" },
+    signal: first.signal,
+  });
+  while (a.fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const queued = a.call("POST", "/chat", {
+    json: { prompt: "later", session_id: "queued" },
+    signal: second.signal,
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  second.abort();
+  const left = await queued;
+  assert.deepEqual([left.status, await left.json()], [499, { error: "client closed the request" }]);
+  first.abort();
+  const res = await running;
+  assert.equal(res.status, 503);
+  assert.equal((await res.json()).status, "cancelled");
+  assert.deepEqual((await a.store.read("gone")).messages.map((m) => [m.role, m.content]), [
+    ["user", "wait"],
+    ["assistant", "partial answer"],
+  ]);
+  assert.equal(a.fake.requests.length, 1);
+  assert.deepEqual(await sessionFiles(a.worktree), ["gone.json"]);
+});
+
 Deno.test("concurrent POST /chat requests run one at a time, in arrival order", async () => {
   // Each reply streams for about 150 ms; overlapping turns would start within a few ms.
   const script = (i: number) => ({ text: `answer ${i} `.repeat(5), chunkSize: 8, delayMs: 20 });

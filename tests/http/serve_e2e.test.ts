@@ -118,6 +118,46 @@ Deno.test("SIGTERM during a stalled turn cancels it, keeps the session and exits
   }
 });
 
+Deno.test("a client that hangs up mid-turn cancels it over a real socket; the server keeps serving", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ stall: true, text: "half an answ" }, { text: "next" }]);
+  await writeConfig(box.worktree, fake.url);
+  const served = await startServe([], { cwd: box.worktree, env: box.env });
+  try {
+    const client = new AbortController();
+    const pending = fetch(`${served.url}/chat`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ prompt: "take your time", session_id: "hangup" }),
+      signal: client.signal,
+    }).catch((err) => err);
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    client.abort();
+    assert.equal((await pending).name, "AbortError");
+    const path = `${box.worktree}/.svc/sessions/hangup.json`;
+    const read = async () => JSON.parse(await Deno.readTextFile(path).catch(() => "{}"));
+    for (let i = 0; i < 100 && (await read()).messages?.length !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const stored = await read();
+    assert.deepEqual(
+      stored.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+      [["user", "take your time"], ["assistant", "half an answ"]],
+    );
+    assert.equal(stored.messages[1].partial, true);
+    const next = await fetch(`${served.url}/chat`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ prompt: "again", session_id: "after" }),
+    });
+    assert.deepEqual([next.status, (await next.json()).content], [200, "next"]);
+  } finally {
+    await served.stop();
+    await fake.close();
+  }
+});
+
 Deno.test("svc serve honours SVC_PORT and SVC_PATH and requires the token from --token-file", async () => {
   await using box = await sandbox();
   const fake = await startFakeProvider([{ text: "authorized" }]);
