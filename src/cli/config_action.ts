@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { configPaths, flattenConfig, loadConfigReport, readConfigFile } from "../config/load.ts";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
+import { DEFAULT_ACTIONS } from "../policy/evaluate.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import { resolveWorktree } from "./compose.ts";
 import type { ConfigScope } from "./config_cmd.ts";
@@ -27,11 +28,14 @@ export async function get(key: string, flags: ConfigScope): Promise<void> {
   console.log(flags.json ? JSON.stringify(value ?? null) : formatValue(value));
 }
 
-/** The effective config of a worktree; keys an untrusted worktree may not set are reported. */
+/**
+ * The effective config of a worktree, with the policy's default action filled in for every
+ * category not set; keys an untrusted worktree may not set are reported.
+ */
 async function effective(worktree: string): Promise<Config> {
   const { config, warnings } = await loadConfigReport(worktree);
   for (const warning of warnings) console.error(`warning: ${warning}`);
-  return config;
+  return { ...config, tool_permission: { ...DEFAULT_ACTIONS, ...config.tool_permission } };
 }
 
 /** `svc config set <key> <value>`. */

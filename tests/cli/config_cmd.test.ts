@@ -19,7 +19,8 @@ Deno.test("svc config set, get, unset and list work on the local file", async ()
   });
   assert.equal((await run("get", "max_tokens")).stdout, "1234\n");
   const ignored = await run("get", "tool_permission.bash", "--json");
-  assert.deepEqual([ignored.stdout, ignored.stderr], ["null\n", `warning: ${untrusted}`]);
+  // The effective value: the local allow is ignored, so the default action shows.
+  assert.deepEqual([ignored.stdout, ignored.stderr], ['"ask"\n', `warning: ${untrusted}`]);
   const trusted = await svc(["trust"], { cwd: box.worktree, env: box.env });
   assert.equal(trusted.code, 0, trusted.stderr);
   const applied = await run("get", "tool_permission.bash", "--json");
@@ -27,6 +28,16 @@ Deno.test("svc config set, get, unset and list work on the local file", async ()
   const listed = JSON.parse((await run("list", "--json")).stdout);
   assert.equal(listed.max_tokens, 1234);
   assert.equal(listed.compact_keep, 4);
+  assert.deepEqual(listed.tool_permission, {
+    read: "allow",
+    list: "allow",
+    edit: "ask",
+    bash: "allow",
+    web: "ask",
+    mcp: "ask",
+    delegate: "allow",
+    ask: "allow",
+  });
   assert.equal((await run("unset", "max_tokens")).code, 0);
   assert.equal((await run("get", "max_tokens")).stdout, "8192\n");
 });
