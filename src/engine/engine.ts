@@ -206,7 +206,7 @@ export class Engine {
       }
       // Every call still needs an answer; these run nothing, so they can share one write.
       const refusal = `at most ${MAX_CALLS_PER_ROUND} tool calls run per round; ` +
-        "ask again for the ones you still need";
+        "repeat the calls you still need in your next reply";
       const refused = await Promise.all(
         calls.slice(MAX_CALLS_PER_ROUND).map((call) => executeToolCall(call, env, refusal)),
       );

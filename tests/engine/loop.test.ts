@@ -390,8 +390,8 @@ Deno.test("past 64 tool calls in one round the rest are answered 'not run' and a
     m.role === "tool"
   );
   assert.equal(answers.length, 70);
-  const refusal = "Error: not run: at most 64 tool calls run per round; ask again for the ones " +
-    "you still need";
+  const refusal = "Error: not run: at most 64 tool calls run per round; repeat the calls you " +
+    "still need in your next reply";
   assert.deepEqual(
     answers.slice(63).map((m: { tool_call_id: string; content: string }) => [
       m.tool_call_id,
