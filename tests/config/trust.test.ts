@@ -180,6 +180,9 @@ Deno.test("a hand-edited trust list with empty, relative or odd entries trusts n
     }
     await Deno.writeTextFile(`${home}/.config/svc/trusted.json`, `{"${worktree}": true}`);
     assert.equal(await isTrusted(worktree), false);
+    await Deno.remove(`${home}/.config/svc/trusted.json`);
+    await Deno.symlink("/dev/zero", `${home}/.config/svc/trusted.json`);
+    assert.equal(await isTrusted(worktree), false);
   });
 });
 
