@@ -19,6 +19,8 @@ export interface EngineFlags {
 
 export interface Composed {
   engine: Engine;
+  /** Whether the worktree is trusted (config/trust.ts). */
+  trusted: boolean;
   config: Config;
   worktree: string;
   plugins: LoadResult;
@@ -90,5 +92,5 @@ export async function composeEngine(
     ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
       .map((p) => `plugin ${p.name}: ${p.message}`),
   ];
-  return { engine: new Engine(deps), config, worktree, plugins, warnings };
+  return { engine: new Engine(deps), trusted, config, worktree, plugins, warnings };
 }

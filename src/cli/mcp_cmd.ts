@@ -35,6 +35,7 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
   let worktree: string;
   let registry: ToolRegistry;
   let config;
+  let store: InstanceType<typeof SessionStore>;
   try {
     worktree = resolveWorktree(flags.path);
     const loaded = await loadConfigReport(worktree);
@@ -53,13 +54,14 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
     registry = new ToolRegistry();
     registry.add(askTool);
     for (const tool of plugins.tools) registry.add(tool);
+    store = new SessionStore(worktree, { confine: !loaded.trusted });
   } catch (err) {
     console.error(`svc mcp: ${(err as Error).message}`);
     return 1;
   }
   const lock = new Mutex();
   const shutdown = new AbortController();
-  const host = createMcpHost({ config, worktree, registry }, new SessionStore(worktree), {
+  const host = createMcpHost({ config, worktree, registry }, store, {
     serialize: (fn, signal) => lock.run(fn, signal),
     shutdown: shutdown.signal,
     warn,

@@ -39,9 +39,9 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     return failEarly((err as Error).message, json, flags);
   }
   for (const warning of composed.warnings) console.error(`warning: ${warning}`);
-  const store = new SessionStore(composed.worktree);
   let session;
   try {
+    const store = new SessionStore(composed.worktree, { confine: !composed.trusted });
     session = flags.sessionId
       ? await store.openOrCreate(flags.sessionId)
       : store.create(interactiveName(new Date(), prompt));

@@ -74,7 +74,13 @@ async function serve(flags: ServeFlags): Promise<number> {
   }
   composed.warnings.forEach(warn);
   const { engine, worktree } = composed;
-  const store = new SessionStore(worktree);
+  let store: InstanceType<typeof SessionStore>;
+  try {
+    store = new SessionStore(worktree, { confine: !composed.trusted });
+  } catch (err) {
+    console.error(`svc serve: ${(err as Error).message}`);
+    return 1;
+  }
   const lock = new Mutex(MAX_WAITING);
   const shutdown = new AbortController();
   const host = createMcpHost(engine.deps, store, {

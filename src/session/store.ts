@@ -1,15 +1,31 @@
 import { join } from "node:path";
 import { localDir } from "../util/dirs.ts";
 import { pathExists } from "../util/fs.ts";
-import { readSessionFile, Session } from "./session.ts";
+import { canonicalPath, isInside } from "../util/paths.ts";
+import { readSessionFile, Session, SessionError } from "./session.ts";
 import type { SessionData } from "./types.ts";
 
 /** The sessions of one worktree: `.svc/sessions/<name>.json`. */
 export class SessionStore {
   readonly dir: string;
 
-  constructor(worktree: string) {
+  /**
+   * With `confine` (an untrusted worktree), a `.svc` or `.svc/sessions` that resolves outside the
+   * worktree through a symlink is refused with a SessionError, so a cloned repository cannot aim
+   * svc's session writes at another folder.
+   */
+  constructor(worktree: string, options: { confine?: boolean } = {}) {
     this.dir = join(localDir(worktree), "sessions");
+    if (options.confine) {
+      const root = canonicalPath(worktree, ".");
+      const real = canonicalPath(root, this.dir);
+      if (!isInside(root, real)) {
+        throw new SessionError(
+          `${this.dir} leads outside the worktree (to ${real}); svc writes sessions there only ` +
+            "in a trusted worktree (svc trust)",
+        );
+      }
+    }
   }
 
   /** Saved session names, sorted. */

@@ -139,3 +139,21 @@ Deno.test("a cloned repository's config cannot grant itself bash: the command st
     "load it)",
   ]);
 });
+
+Deno.test("svc run refuses to write sessions through a repository's symlink out of the worktree", async () => {
+  await using box = await sandbox();
+  const elsewhere = await Deno.makeTempDir({ prefix: "svc-elsewhere-" });
+  await Deno.mkdir(`${box.worktree}/.svc`);
+  await Deno.symlink(elsewhere, `${box.worktree}/.svc/sessions`);
+  const out = await svc(
+    ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "-p", "hi", "--output", "json"],
+    { cwd: box.worktree, env: box.env },
+  );
+  assert.equal(out.code, 1);
+  assert.match(
+    JSON.parse(out.stdout).errors[0].message,
+    /\.svc\/sessions leads outside the worktree .* only in a trusted worktree \(svc trust\)$/,
+  );
+  assert.deepEqual([...Deno.readDirSync(elsewhere)], []);
+  await Deno.remove(elsewhere, { recursive: true });
+});

@@ -280,3 +280,40 @@ Deno.test("a session file that is a FIFO is refused at once, not waited on", asy
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a confined store refuses a sessions folder that a symlink leads out of the worktree", async () => {
+  const worktree = await Deno.realPath(await Deno.makeTempDir());
+  const elsewhere = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${worktree}/.svc`);
+  await Deno.symlink(elsewhere, `${worktree}/.svc/sessions`);
+  assert.throws(
+    () => new SessionStore(worktree, { confine: true }),
+    (err: Error) => {
+      assert.equal(err.name, "SessionError");
+      assert.equal(
+        err.message,
+        `${worktree}/.svc/sessions leads outside the worktree (to ${elsewhere}); svc writes ` +
+          "sessions there only in a trusted worktree (svc trust)",
+      );
+      return true;
+    },
+  );
+  // Trusted (not confined), the link is the user's own choice and is followed.
+  const store = new SessionStore(worktree);
+  const session = store.create("kept");
+  await session.appendMessage({ role: "user", content: "hi", timestamp: "t" });
+  assert.deepEqual([...Deno.readDirSync(elsewhere)].map((e) => e.name).sort(), [
+    ".sessions.lock",
+    "kept.json",
+  ]);
+  // A .svc that is itself a link out is refused the same way; one inside is fine.
+  await Deno.remove(`${worktree}/.svc`, { recursive: true });
+  await Deno.symlink(elsewhere, `${worktree}/.svc`);
+  assert.throws(() => new SessionStore(worktree, { confine: true }), /leads outside/);
+  await Deno.remove(`${worktree}/.svc`);
+  await Deno.mkdir(`${worktree}/real`);
+  await Deno.symlink(`${worktree}/real`, `${worktree}/.svc`);
+  new SessionStore(worktree, { confine: true });
+  await Deno.remove(worktree, { recursive: true });
+  await Deno.remove(elsewhere, { recursive: true });
+});
