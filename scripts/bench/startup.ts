@@ -1,8 +1,12 @@
-/** Startup: `svc --version` and `svc run --help` as whole processes. */
-import { MAIN, report, timeProcess } from "./_util.ts";
+/**
+ * Startup: `svc --version` and `svc run --help` as whole processes, for the `svc` command that
+ * `deno task install` installs and from the source tree (`deno task svc`).
+ */
+import { installTemporarySvc, MAIN, report, timeProcess } from "./_util.ts";
 
 const cwd = await Deno.makeTempDir();
 const deno = Deno.execPath();
+const installed = await installTemporarySvc();
 
 // Calibration: this VM's speed varies over time, so print the floor beside svc's own figures.
 await Deno.writeTextFile(`${cwd}/empty.ts`, "");
@@ -11,17 +15,17 @@ for (let i = 0; i < 15; i++) {
   floor.push((await timeProcess([deno, "run", "--quiet", `${cwd}/empty.ts`], { cwd })).wall);
 }
 report("calibration: deno run of an empty script", floor);
-for (
-  const [name, args, target] of [
-    ["svc --version (cold process)", ["--version"], "< 80 ms"],
-    ["svc run --help", ["run", "--help"], undefined],
-  ] as const
-) {
-  await timeProcess([deno, "run", "-A", "--quiet", MAIN, ...args], { cwd });
+const commands = [
+  ["svc --version (cold process)", [installed.bin, "--version"], "< 80 ms"],
+  ["svc run --help", [installed.bin, "run", "--help"], undefined],
+  ["from source: svc --version", [deno, "run", "-A", "--quiet", MAIN, "--version"], undefined],
+  ["from source: svc run --help", [deno, "run", "-A", "--quiet", MAIN, "run", "--help"], undefined],
+] as const;
+for (const [name, args, target] of commands) {
+  await timeProcess([...args], { cwd });
   const walls: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    walls.push((await timeProcess([deno, "run", "-A", "--quiet", MAIN, ...args], { cwd })).wall);
-  }
+  for (let i = 0; i < 15; i++) walls.push((await timeProcess([...args], { cwd })).wall);
   report(name, walls, "ms", target);
 }
 await Deno.remove(cwd, { recursive: true });
+await installed.remove();

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { sandbox, svc } from "../_support/cli.ts";
+import { startFakeProvider } from "../_support/fake_provider.ts";
+import { VERSION } from "../../src/version.ts";
+
+const SCRIPT = new URL("../../scripts/install.ts", import.meta.url).pathname;
+/** The caller's Deno cache, so installing under a temp HOME downloads nothing. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+const EXAMPLE = new URL("../../docs/plugin_example", import.meta.url).pathname;
+
+Deno.test("deno task install puts a working svc on PATH that still loads bare-import plugins", async () => {
+  await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" }, {
+    trusted: true,
+  });
+  const root = await Deno.makeTempDir({ prefix: "svc-install-" });
+  try {
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", SCRIPT, `--dist=${root}/dist`, "--root", root],
+      env: { HOME: box.home, DENO_DIR },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(built.success, true, new TextDecoder().decode(built.stderr));
+    const env = { ...box.env, DENO_DIR, PATH: `${root}/bin:${Deno.env.get("PATH")}` };
+    const run = async (args: string[]) => {
+      const out = await new Deno.Command(`${root}/bin/svc`, {
+        args,
+        cwd: box.worktree,
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+    };
+    assert.deepEqual(await run(["--version"]), { code: 0, stdout: `${VERSION}\n`, stderr: "" });
+
+    const fake = await startFakeProvider([
+      { tool_calls: [{ name: "file_read", arguments: { path: "notes.txt" } }] },
+      { text: "PAPAYA" },
+    ]);
+    const answer = await run(["run", "--base-url", fake.url, "--model", "m", "-p", "secret?"]);
+    await fake.close();
+    assert.deepEqual([answer.code, answer.stdout], [0, "PAPAYA\n"]);
+
+    // A third-party plugin importing a bare `zod` loads: the installed svc carries the import map.
+    const installed = await svc(["plugins", "install", EXAMPLE], { cwd: box.worktree, env });
+    assert.equal(installed.code, 0, installed.stderr);
+    assert.equal((await run(["config", "set", "plugins", "[]"])).code, 0);
+    const listed = JSON.parse((await run(["plugins", "list", "--json"])).stdout);
+    const example = listed.find((p: { name: string }) => p.name === "svc-example-wordcount");
+    assert.deepEqual([example.status, example.origin], ["loaded", "local"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
