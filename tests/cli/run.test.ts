@@ -253,3 +253,23 @@ Deno.test("svc with no arguments prints help and says the REPL is not built yet"
   assert.match(out.stdout, /Usage: svc \[options\] \[command\]/);
   assert.match(out.stderr, /interactive REPL is not part of this build yet/);
 });
+
+Deno.test("without an absolute HOME svc run refuses to guess where keys and trust live", async () => {
+  await using box = await sandbox();
+  const denoDir = Deno.env.get("DENO_DIR") ??
+    `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+  for (const home of ["", "relative/home"]) {
+    const out = await svc(["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "-p", "hi"], {
+      cwd: box.worktree,
+      env: { HOME: home, DENO_DIR: denoDir, NO_COLOR: "1" },
+    });
+    const what = home ? `"${home}", not an absolute path` : "not set";
+    assert.deepEqual([out.code, out.stdout, out.stderr], [
+      1,
+      "",
+      `svc run: HOME is ${what}; svc keeps its global config, API keys and trust list in ` +
+      "$HOME/.config/svc, so set HOME to your home folder\n",
+    ]);
+  }
+  assert.deepEqual([...Deno.readDirSync(box.worktree)], []);
+});
