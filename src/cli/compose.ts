@@ -85,6 +85,7 @@ export async function composeEngine(
     registry,
     headless: options.headless ?? true,
     approve: options.approve,
+    trusted,
   };
   const warnings = [
     ...loaded.warnings,

@@ -35,11 +35,13 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
   let worktree: string;
   let registry: ToolRegistry;
   let config;
+  let trusted = false;
   let store: InstanceType<typeof SessionStore>;
   try {
     worktree = resolveWorktree(flags.path);
     const loaded = await loadConfigReport(worktree);
     config = loaded.config;
+    trusted = loaded.trusted;
     loaded.warnings.forEach(warn);
     // No provider is needed to serve tools: the registry is built as composeEngine builds it.
     const plugins = await loadPlugins({
@@ -61,7 +63,7 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
   }
   const lock = new Mutex();
   const shutdown = new AbortController();
-  const host = createMcpHost({ config, worktree, registry }, store, {
+  const host = createMcpHost({ config, worktree, registry, trusted }, store, {
     serialize: (fn, signal) => lock.run(fn, signal),
     shutdown: shutdown.signal,
     warn,

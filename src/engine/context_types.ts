@@ -35,4 +35,6 @@ export interface EngineDeps {
   /** Agent type prompt and mode (sub-agents, jobs). */
   typePrompt?: string;
   mode?: "plan" | "build";
+  /** The worktree is trusted (`svc trust`); tools see it as `ToolContext.trusted`. */
+  trusted?: boolean;
 }

@@ -10,6 +10,8 @@ export interface PolicyScope {
   /** Absolute, canonical worktree. */
   worktree: string;
   mode?: "plan" | "build";
+  /** The worktree is trusted (`svc trust`); tools see it as `ToolContext.trusted`. */
+  trusted?: boolean;
 }
 
 /**

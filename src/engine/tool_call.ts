@@ -166,6 +166,7 @@ function toolContext(env: CallEnv): ToolContext {
     headless: env.deps.headless,
     ask: env.ask,
     status: (message) => env.emit({ type: "status", message }),
+    trusted: env.deps.trusted === true,
   };
 }
 

@@ -123,6 +123,7 @@ async function runTool(
     headless: true,
     ask: () => Promise.resolve(null),
     status: () => {},
+    trusted: scope.trusted === true,
   };
   try {
     const out = await tool.run(args, ctx);

@@ -6,6 +6,8 @@
 import type { Tool } from "../tool/types.ts";
 export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 export { bashAllowed } from "../policy/bash_allow.ts";
+/** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
+export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 
 /** A provider added by a plugin: id, default base address and default model. */
 export interface ProviderDef {

@@ -26,6 +26,12 @@ export interface ToolContext {
   ask(request: AskRequest): Promise<string | null>;
   /** Ephemeral activity line for the front-end; never persisted. */
   status(line: string): void;
+  /**
+   * Whether the worktree is trusted (`svc trust`); absent means it is not. A plugin should honour
+   * settings files inside the worktree (`.svc/<plugin>.json`) only when true: an untrusted
+   * worktree's files come with the repository.
+   */
+  trusted?: boolean;
 }
 
 /** A tool result. `ok: false` marks an error result the model should see and correct. */

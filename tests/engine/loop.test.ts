@@ -407,6 +407,23 @@ Deno.test("past 64 tool calls in one round the rest are answered 'not run' and a
   assert.deepEqual(session.data.permissions.at(-1)?.outcome, "denied");
 });
 
+Deno.test("tools learn whether the worktree is trusted, and default to untrusted", async () => {
+  for (const trusted of [undefined, false, true]) {
+    const seen: unknown[] = [];
+    const probe = echoTool();
+    probe.run = (_args, ctx) => {
+      seen.push(ctx.trusted);
+      return Promise.resolve("ok");
+    };
+    await using h = await harness(
+      [{ tool_calls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "done" }],
+      { tools: [probe], deps: trusted === undefined ? {} : { trusted } },
+    );
+    await h.engine.runTurn("go", { session: h.store.create("t") });
+    assert.deepEqual(seen, [trusted === true]);
+  }
+});
+
 Deno.test("invalid tool-call JSON becomes an error result the model can correct", async () => {
   await using h = await harness([
     { tool_calls: [{ name: "echo", arguments: '{"text": "unterminated' }] },

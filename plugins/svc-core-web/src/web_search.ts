@@ -26,7 +26,7 @@ export function formatResults(results: SearchResult[]): string {
  */
 export async function searchWeb(
   query: string,
-  ctx: Pick<ToolContext, "worktree" | "session" | "signal">,
+  ctx: Pick<ToolContext, "worktree" | "session" | "signal" | "trusted">,
   options: WebToolOptions = {},
 ): Promise<SearchOutcome> {
   const text = query.trim();
@@ -36,15 +36,16 @@ export async function searchWeb(
     import("./settings.ts"),
     import("./search.ts"),
   ]);
-  const loaded = await loadBackend(ctx.worktree, options.globalDir);
+  const loaded = await loadBackend(ctx.worktree, options.globalDir, ctx.trusted === true);
   if (!loaded.ok) return { content: `Error: ${loaded.error}`, ok: false, results: [] };
   const found = await runSearch(text, loaded.backend, { ...options, signal: ctx.signal });
   if (!found.ok) return { content: `Error: ${found.error}`, ok: false, results: [] };
   saveResults(ctx.session, found.results);
+  const note = loaded.note ? `\n(note: ${loaded.note})` : "";
   if (found.results.length === 0) {
-    return { content: `No results for "${text}"`, results: [] };
+    return { content: `No results for "${text}"${note}`, results: [] };
   }
-  return { content: formatResults(found.results), results: found.results };
+  return { content: formatResults(found.results) + note, results: found.results };
 }
 
 /** Builds the web_search tool; `options` are test seams. */

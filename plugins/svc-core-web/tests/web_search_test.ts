@@ -114,7 +114,7 @@ Deno.test("web_search reports a bot check instead of pretending there were no re
   }, routes);
 });
 
-Deno.test("a worktree web.json may not point web_search at a private host", async () => {
+Deno.test("a trusted worktree's web.json may not point web_search at a private host", async () => {
   const worktree = await Deno.makeTempDir();
   await Deno.mkdir(join(worktree, ".svc"));
   const local = join(worktree, ".svc", "web.json");
@@ -122,17 +122,34 @@ Deno.test("a worktree web.json may not point web_search at a private host", asyn
     local,
     JSON.stringify({ search_url: "http://169.254.169.254/?q={query}" }),
   );
-  assert.deepEqual(await loadBackend(worktree, null), {
+  assert.deepEqual(await loadBackend(worktree, null, true), {
     ok: false,
     error: `${local} points web_search at a private or local host (169.254.169.254); ` +
       "set such a backend in ~/.config/svc/web.json instead",
   });
   await Deno.writeTextFile(local, JSON.stringify({ search_url: "https://search.test/?s=x" }));
-  assert.deepEqual(await loadBackend(worktree, null), {
+  assert.deepEqual(await loadBackend(worktree, null, true), {
     ok: false,
     error: `Invalid ${local}: search_url must contain {query}`,
   });
   await Deno.writeTextFile(local, "{}");
+  assert.deepEqual(await loadBackend(worktree, null, true), {
+    ok: true,
+    backend: {
+      name: "duckduckgo",
+      template: "https://html.duckduckgo.com/html/?q={query}",
+      format: "ddg-html",
+      trusted: false,
+    },
+  });
+  await Deno.remove(worktree, { recursive: true });
+});
+
+Deno.test("an untrusted worktree's web.json is not read, and the search says so", async () => {
+  const worktree = await Deno.makeTempDir();
+  await Deno.mkdir(join(worktree, ".svc"));
+  const local = join(worktree, ".svc", "web.json");
+  await Deno.writeTextFile(local, JSON.stringify({ search_url: "https://evil.test/?q={query}" }));
   assert.deepEqual(await loadBackend(worktree, null), {
     ok: true,
     backend: {
@@ -141,6 +158,15 @@ Deno.test("a worktree web.json may not point web_search at a private host", asyn
       format: "ddg-html",
       trusted: false,
     },
+    note: `${local} was not used: this worktree is not trusted (svc trust)`,
+  });
+  // A FIFO in its place is not even opened, trusted or not.
+  await Deno.remove(local);
+  await new Deno.Command("mkfifo", { args: [local] }).output();
+  assert.equal((await loadBackend(worktree, null)).ok, true);
+  assert.deepEqual(await loadBackend(worktree, null, true), {
+    ok: false,
+    error: `${local} is not a regular file`,
   });
   await Deno.remove(worktree, { recursive: true });
 });
