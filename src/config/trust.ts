@@ -54,7 +54,8 @@ const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
  * An untrusted local layer without what would loosen the policy set by the global layer and the
  * defaults, plus the names of the keys it dropped. Tightening stays: stricter actions, `tools.deny`
  * entries (added to the global ones, never replacing them), a `tools.allow` or `bash_allow` list
- * within the global one (or any, when there is no global list), `mode: plan`.
+ * within the global one (or any, when there is no global list), `mode: plan`. A local `base_url`
+ * stays too: resolveConnection withholds stored keys from it (see LoadedConfig).
  */
 export function restrictUntrusted(
   local: Record<string, unknown>,
@@ -66,8 +67,7 @@ export function restrictUntrusted(
     delete layer[key];
     ignored.push(key);
   };
-  // A local base_url stays; resolveConnection withholds stored keys from it (see LoadedConfig).
-  // Each entry starts a process.
+  // Each MCP server entry starts a process.
   if (Array.isArray(layer["mcp.servers"]) && layer["mcp.servers"].length) drop("mcp.servers");
   if (layer.mode === "build" && global.mode === "plan") drop("mode");
   // Searching on every message sends each prompt to the search backend without asking.
@@ -75,18 +75,14 @@ export function restrictUntrusted(
   if (layer["mcp_server.allow_ask"] === true && global["mcp_server.allow_ask"] === false) {
     drop("mcp_server.allow_ask");
   }
-  const globalDeny = stringList(global["tools.deny"]);
   if ("tools.deny" in layer) {
-    layer["tools.deny"] = [...new Set([...globalDeny, ...stringList(layer["tools.deny"])])];
+    const union = [...stringList(global["tools.deny"]), ...stringList(layer["tools.deny"])];
+    layer["tools.deny"] = [...new Set(union)];
   }
-  const globalAllow = stringList(global["tools.allow"]);
-  if ("tools.allow" in layer && globalAllow.length) {
-    const wanted = stringList(layer["tools.allow"]);
-    const within = wanted.filter((name) => globalAllow.includes(name));
-    if (within.length < wanted.length || !wanted.length) {
-      ignored.push("tools.allow");
-      layer["tools.allow"] = within.length ? within : globalAllow;
-    }
+  if ("tools.allow" in layer) {
+    const narrowed = narrow(layer["tools.allow"], global["tools.allow"]);
+    layer["tools.allow"] = narrowed.list;
+    if (narrowed.loosened) ignored.push("tools.allow");
   }
   const perms = layer.tool_permission as Record<string, unknown> | undefined;
   if (perms && typeof perms === "object") {
@@ -94,22 +90,12 @@ export function restrictUntrusted(
     const kept: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(perms)) {
       if (key === "bash_allow") {
-        // A non-empty list only ever denies, so any list tightens "no list". Against a global
-        // list, the local one replaces it: keep only the rules the global list has.
-        const baseList = stringList(base.bash_allow);
-        const wanted = stringList(value);
-        const within = wanted.filter((rule) => baseList.includes(rule));
-        if (!baseList.length) kept.bash_allow = wanted;
-        else {
-          if (within.length < wanted.length || !wanted.length) {
-            ignored.push("tool_permission.bash_allow");
-          }
-          kept.bash_allow = within.length ? within : baseList;
-        }
+        const narrowed = narrow(value, base.bash_allow);
+        kept.bash_allow = narrowed.list;
+        if (narrowed.loosened) ignored.push("tool_permission.bash_allow");
         continue;
       }
-      const category = key as Category;
-      const baseAction = (base[key] ?? DEFAULT_ACTIONS[category]) as Action | undefined;
+      const baseAction = (base[key] ?? DEFAULT_ACTIONS[key as Category]) as Action | undefined;
       const action = value as Action;
       if (baseAction && action in RANK && RANK[action] > RANK[baseAction]) {
         ignored.push(`tool_permission.${key}`);
@@ -118,6 +104,23 @@ export function restrictUntrusted(
     layer.tool_permission = kept;
   }
   return { layer, ignored };
+}
+
+/**
+ * A local list that replaces a global one where a non-empty list only ever restricts (a
+ * `tools.allow` whitelist, `bash_allow` prefixes). Without a global list any local one only
+ * restricts; against one, only its entries survive, and a list that would keep none (or is
+ * empty, which lifts the restriction) leaves the global list in place.
+ */
+function narrow(wanted: unknown, base: unknown): { list: string[]; loosened: boolean } {
+  const local = stringList(wanted);
+  const global = stringList(base);
+  if (!global.length) return { list: local, loosened: false };
+  const within = local.filter((entry) => global.includes(entry));
+  return {
+    list: within.length ? within : global,
+    loosened: within.length < local.length || !local.length,
+  };
 }
 
 function stringList(value: unknown): string[] {
