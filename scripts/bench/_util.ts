@@ -2,32 +2,20 @@
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /**
- * Builds dist/ and installs `svc` from it into a temporary root, exactly as `deno task install`
- * does; returns the installed command and a cleanup.
+ * Runs `deno task install` into a temporary root (its dist/ there too); returns the installed
+ * command and a cleanup.
  */
 export async function installTemporarySvc(): Promise<{ bin: string; remove(): Promise<void> }> {
   const dir = await Deno.makeTempDir({ prefix: "svc-bench-install-" });
-  const step = async (args: string[]) => {
-    const out = await new Deno.Command(Deno.execPath(), { args, stdout: "null", stderr: "piped" })
-      .output();
-    if (!out.success) {
-      throw new Error(`deno ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`);
-    }
-  };
-  await step(["run", "-A", new URL("../bundle.ts", import.meta.url).pathname, `${dir}/dist`]);
-  await step([
-    "install",
-    "--global",
-    "--allow-all",
-    "--force",
-    "--name",
-    "svc",
-    "--root",
-    dir,
-    "--config",
-    new URL("../../deno.json", import.meta.url).pathname,
-    `${dir}/dist/main.js`,
-  ]);
+  const script = new URL("../install.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, `--dist=${dir}/dist`, "--root", dir],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`deno task install failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
   return { bin: `${dir}/bin/svc`, remove: () => Deno.remove(dir, { recursive: true }) };
 }
 

@@ -92,30 +92,6 @@ Deno.test("svc run exits 1 on an empty answer", async () => {
   assert.match(out.stderr, /status: empty/);
 });
 
-Deno.test("SIGTERM during a stalled stream cancels the turn, saves it and exits 143", async () => {
-  await using box = await sandbox();
-  const fake = await startFakeProvider([{ stall: true, text: "partial words" }]);
-  const child = spawnSvc(
-    ["run", "--base-url", fake.url, "--model", "m", "-p", "hi", "--session-id", "term"],
-    { cwd: box.worktree, env: box.env },
-  );
-  const reader = child.stdout.getReader();
-  let seen = "";
-  while (!seen.includes("words")) seen += new TextDecoder().decode((await reader.read()).value);
-  child.kill("SIGTERM");
-  reader.releaseLock();
-  const status = await child.status;
-  await child.stdout.cancel();
-  await child.stderr.cancel();
-  await fake.close();
-  assert.equal(status.code, 143);
-  const stored = JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/sessions/term.json`));
-  assert.deepEqual(
-    stored.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
-    [["user", "hi"], ["assistant", "partial words"]],
-  );
-});
-
 Deno.test("a prompt over 16 MiB on standard input is refused before anything runs", async () => {
   await using box = await sandbox();
   const out = await svc(
@@ -130,7 +106,8 @@ Deno.test("a prompt over 16 MiB on standard input is refused before anything run
   assert.equal(await Deno.stat(`${box.worktree}/.svc`).catch(() => null), null);
 });
 
-Deno.test("SIGINT during a stalled stream exits 130 and persists the partial answer", async () => {
+/** Starts a run against a stalled stream, sends `signal` once the first words arrived. */
+async function interruptStalledRun(signal: Deno.Signal) {
   await using box = await sandbox();
   const fake = await startFakeProvider([{ stall: true, text: "partial words" }]);
   const child = spawnSvc(
@@ -140,17 +117,30 @@ Deno.test("SIGINT during a stalled stream exits 130 and persists the partial ans
   const reader = child.stdout.getReader();
   let seen = "";
   while (!seen.includes("words")) seen += new TextDecoder().decode((await reader.read()).value);
-  child.kill("SIGINT");
+  child.kill(signal);
   reader.releaseLock();
   const status = await child.status;
   await child.stdout.cancel();
   await child.stderr.cancel();
   await fake.close();
-  assert.equal(status.code, 130);
   const stored = JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/sessions/stall.json`));
-  assert.equal(stored.messages[1].content, "partial words");
-  assert.equal(stored.messages[1].partial, true);
-});
+  return { code: status.code, messages: stored.messages };
+}
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  Deno.test(`${signal} during a stalled stream cancels the turn, saves it and exits ${code}`, async () => {
+    const { code: exit, messages } = await interruptStalledRun(signal);
+    assert.equal(exit, code);
+    assert.deepEqual(
+      messages.map((m: { role: string; content: string; partial?: boolean }) => [
+        m.role,
+        m.content,
+        m.partial ?? false,
+      ]),
+      [["user", "hi", false], ["assistant", "partial words", true]],
+    );
+  });
+}
 
 Deno.test("svc run --session-id continues a session across runs", async () => {
   await using box = await sandbox();
