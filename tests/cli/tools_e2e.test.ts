@@ -1,6 +1,24 @@
 import assert from "node:assert/strict";
 import { sandbox, svc } from "../_support/cli.ts";
-import { startFakeProvider } from "../_support/fake_provider.ts";
+import { type Reply, startFakeProvider } from "../_support/fake_provider.ts";
+
+/** Runs `svc run -p <prompt>` in the box against a provider scripted with `script`. */
+async function runScripted(
+  box: { worktree: string; env: Record<string, string> },
+  script: Reply[],
+  prompt: string,
+) {
+  const fake = await startFakeProvider(script);
+  try {
+    const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", prompt], {
+      cwd: box.worktree,
+      env: box.env,
+    });
+    return { out, requests: fake.requests };
+  } finally {
+    await fake.close();
+  }
+}
 
 const BUGGY = "export function add(a: number, b: number): number {\n  return a - b;\n}\n";
 const TEST = `import { add } from "./math.ts";
@@ -53,7 +71,7 @@ Deno.test("svc run --yes lists, greps, reads, edits a file and runs its tests", 
 
 Deno.test("without --yes the edit is refused with [cancelled] and the file is unchanged", async () => {
   await using box = await sandbox({ "math.ts": BUGGY });
-  const fake = await startFakeProvider([
+  const { out, requests } = await runScripted(box, [
     {
       tool_calls: [{
         name: "file_edit",
@@ -61,14 +79,9 @@ Deno.test("without --yes the edit is refused with [cancelled] and the file is un
       }],
     },
     { text: "I could not edit." },
-  ]);
-  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "fix add"], {
-    cwd: box.worktree,
-    env: box.env,
-  });
-  await fake.close();
+  ], "fix add");
   assert.equal(out.code, 0, out.stderr);
-  assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
+  assert.equal(requests[1].body.messages.at(-1).content, "[cancelled]");
   assert.equal(await Deno.readTextFile(`${box.worktree}/math.ts`), BUGGY);
 });
 
@@ -77,7 +90,7 @@ Deno.test("with edit allowed, writing .svc/config.json still needs approval", as
     { ".svc/config.json": '{"tool_permission": {"edit": "allow"}}' },
     { trusted: true },
   );
-  const fake = await startFakeProvider([
+  const { out, requests } = await runScripted(box, [
     {
       tool_calls: [{
         name: "file_write",
@@ -86,15 +99,10 @@ Deno.test("with edit allowed, writing .svc/config.json still needs approval", as
     },
     { tool_calls: [{ name: "file_write", arguments: { path: "ok.txt", content: "fine" } }] },
     { text: "done" },
-  ]);
-  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "go"], {
-    cwd: box.worktree,
-    env: box.env,
-  });
-  await fake.close();
+  ], "go");
   assert.equal(out.code, 0, out.stderr);
-  assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
-  assert.match(fake.requests[2].body.messages.at(-1).content, /^Created /);
+  assert.equal(requests[1].body.messages.at(-1).content, "[cancelled]");
+  assert.match(requests[2].body.messages.at(-1).content, /^Created /);
   assert.equal(
     await Deno.readTextFile(`${box.worktree}/.svc/config.json`),
     '{"tool_permission": {"edit": "allow"}}',
@@ -116,17 +124,12 @@ Deno.test("a cloned repository's config cannot grant itself bash: the command st
     }),
     ".svc/plugins/svc-core-exec/mod.ts": 'await Deno.writeTextFile("plugin-ran", "x");\n',
   });
-  const fake = await startFakeProvider([
+  const { out, requests } = await runScripted(box, [
     { tool_calls: [{ name: "run_command", arguments: { command: "touch pwned" } }] },
     { text: "done" },
-  ]);
-  const out = await svc(["run", "--base-url", fake.url, "--model", "m", "-p", "go"], {
-    cwd: box.worktree,
-    env: box.env,
-  });
-  await fake.close();
+  ], "go");
   assert.equal(out.code, 0, out.stderr);
-  assert.equal(fake.requests[1].body.messages.at(-1).content, "[cancelled]");
+  assert.equal(requests[1].body.messages.at(-1).content, "[cancelled]");
   for (const name of ["pwned", "plugin-ran"]) {
     assert.equal(await Deno.stat(`${box.worktree}/${name}`).catch(() => null), null, name);
   }
