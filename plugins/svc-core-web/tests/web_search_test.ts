@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseDdgHtml } from "../src/search.ts";
-import { loadBackend } from "../src/settings.ts";
+import { DEFAULT_BACKEND, loadBackend } from "../src/settings.ts";
 import { createWebFetchTool } from "../src/web_fetch.ts";
 import { createWebSearchTool, searchWeb } from "../src/web_search.ts";
 import { type Routes, toolContext, withServer } from "./local_server.ts";
@@ -152,12 +152,7 @@ Deno.test("an untrusted worktree's web.json is not read, and the search says so"
   await Deno.writeTextFile(local, JSON.stringify({ search_url: "https://evil.test/?q={query}" }));
   assert.deepEqual(await loadBackend(worktree, null), {
     ok: true,
-    backend: {
-      name: "duckduckgo",
-      template: "https://html.duckduckgo.com/html/?q={query}",
-      format: "ddg-html",
-      trusted: false,
-    },
+    backend: DEFAULT_BACKEND,
     note: `${local} was not used: this worktree is not trusted (svc trust)`,
   });
   // A FIFO in its place is not even opened, trusted or not.
