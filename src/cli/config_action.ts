@@ -1,9 +1,9 @@
 import { dirname } from "node:path";
 import { configPaths, flattenConfig, loadConfigReport, readConfigFile } from "../config/load.ts";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
-import { DEFAULT_ACTIONS } from "../policy/evaluate.ts";
+import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
-import { resolveWorktree } from "./compose.ts";
+import { resolveWorktree } from "../runtime/worktree.ts";
 import type { ConfigScope } from "./config_cmd.ts";
 
 const KEYS = Object.keys(ConfigSchema.shape);

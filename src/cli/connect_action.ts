@@ -2,7 +2,7 @@ import { configPaths, loadConfigReport } from "../config/load.ts";
 import { loadPlugins } from "../plugin/load.ts";
 import { planConnect, probeConnection, saveConnection } from "../provider/connect_flow.ts";
 import { CORE_PROVIDERS } from "../provider/table.ts";
-import { resolveWorktree } from "./compose.ts";
+import { resolveWorktree } from "../runtime/worktree.ts";
 import { writeConfigKeys } from "./config_action.ts";
 import type { ConnectFlags } from "./connect_cmd.ts";
 

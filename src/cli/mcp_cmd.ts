@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import type { ToolRegistry } from "../tool/registry.ts";
 
 /** `svc mcp`: svc's tools and sessions as an MCP server on stdio; stdout carries only JSON-RPC. */
 export function mcpCommand(setExit: (code: number) => void): Command {
@@ -12,58 +11,26 @@ export function mcpCommand(setExit: (code: number) => void): Command {
 /** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */
 async function serveMcp(flags: { path?: string }): Promise<number> {
   keepStdoutForJsonRpc();
-  const [
-    { loadConfigReport },
-    { askTool },
-    { Mutex },
-    { createMcpHost, serveMcpStdio },
-    { loadPlugins },
-    { SessionStore },
-    { ToolRegistry },
-    { resolveWorktree },
-  ] = await Promise.all([
-    import("../config/load.ts"),
-    import("../engine/ask.ts"),
-    import("../http/mod.ts"),
+  const [{ Mutex }, { serveMcpStdio }, { Runtime }, { servedHost }] = await Promise.all([
+    import("../http/lock.ts"),
     import("../mcp/mod.ts"),
-    import("../plugin/load.ts"),
-    import("../session/store.ts"),
-    import("../tool/registry.ts"),
-    import("./compose.ts"),
+    import("../runtime/runtime.ts"),
+    import("../runtime/served_host.ts"),
   ]);
   const warn = (message: string) => console.error(`svc mcp: warning: ${message}`);
-  let worktree: string;
-  let registry: ToolRegistry;
-  let config;
-  let trusted = false;
-  let store: InstanceType<typeof SessionStore>;
+  let runtime;
   try {
-    worktree = resolveWorktree(flags.path);
-    const loaded = await loadConfigReport(worktree);
-    config = loaded.config;
-    trusted = loaded.trusted;
-    loaded.warnings.forEach(warn);
-    // No provider is needed to serve tools: the registry is built as composeEngine builds it.
-    const plugins = await loadPlugins({
-      worktree,
-      names: config.plugins,
-      trustLocal: loaded.trusted,
-    });
-    for (const p of plugins.plugins) {
-      const failed = p.status === "errored" || p.status === "skipped";
-      if (failed && p.origin !== null) warn(`plugin ${p.name}: ${p.message}`);
-    }
-    registry = new ToolRegistry();
-    registry.add(askTool);
-    for (const tool of plugins.tools) registry.add(tool);
-    store = new SessionStore(worktree, { confine: !loaded.trusted });
+    // No provider is needed to serve tools: the runtime is loaded without connecting.
+    runtime = await Runtime.load({ path: flags.path });
+    runtime.sessions; // a sessions folder that leads outside an untrusted worktree fails here
   } catch (err) {
     console.error(`svc mcp: ${(err as Error).message}`);
     return 1;
   }
+  runtime.warnings.forEach(warn);
   const lock = new Mutex();
   const shutdown = new AbortController();
-  const host = createMcpHost({ config, worktree, registry, trusted }, store, {
+  const host = servedHost(runtime, {
     serialize: (fn, signal) => lock.run(fn, signal),
     shutdown: shutdown.signal,
     warn,

@@ -1,9 +1,9 @@
-import type { EngineEvent, TurnResult } from "../engine/events.ts";
-import type { Approver } from "../engine/context_types.ts";
-import { SessionStore } from "../session/store.ts";
+import type { EngineEvent } from "../engine/events.ts";
+import { turnResult } from "../engine/result.ts";
+import { Runtime } from "../runtime/runtime.ts";
+import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
-import { composeEngine } from "./compose.ts";
 import { renderTextEvent } from "./render_text.ts";
 import { exitCodeFor, type RunFlags } from "./run_cmd.ts";
 
@@ -31,20 +31,20 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     if (problem) return usage(`--session-id: ${problem}`);
   }
   const json = flags.output === "json";
-  const approve: Approver | undefined = flags.yes ? () => Promise.resolve(true) : undefined;
-  let composed;
+  // --yes approves each ask-gated call, --no refuses it; both are the flag's decision.
+  const approver: Approver | undefined = flags.yes
+    ? fixedApprover({ answer: "once", by: "flag" })
+    : flags.no === false
+    ? fixedApprover({ answer: "deny", by: "flag" })
+    : undefined;
+  let engine;
   try {
-    composed = await composeEngine(flags, { approve });
-  } catch (err) {
-    return failEarly((err as Error).message, json, flags);
-  }
-  for (const warning of composed.warnings) console.error(`warning: ${warning}`);
-  let session;
-  try {
-    const store = new SessionStore(composed.worktree, { confine: !composed.trusted });
-    session = flags.sessionId
-      ? await store.openOrCreate(flags.sessionId)
-      : store.create(interactiveName(new Date(), prompt));
+    const runtime = await Runtime.load(flags);
+    for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+    const session = flags.sessionId
+      ? await runtime.sessions.openOrCreate(flags.sessionId)
+      : runtime.sessions.create(interactiveName(new Date(), prompt));
+    engine = await runtime.engine({ headless: true, approver, session });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
   }
@@ -72,11 +72,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     : (event: EngineEvent) =>
       renderTextEvent(event, { verbose: Boolean(flags.verbose), out: write });
   try {
-    const result = await composed.engine.runTurn(prompt, {
-      session,
-      signal: controller.signal,
-      onEvent,
-    });
+    const result = await engine.runTurn(prompt, { signal: controller.signal, onEvent });
     if (json) console.log(JSON.stringify(result, null, 2));
     else if (result.content && !result.content.endsWith("\n")) write("\n");
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
@@ -96,18 +92,13 @@ function usage(message: string): number {
 function failEarly(message: string, json: boolean, flags: RunFlags): number {
   console.error(`svc run: ${message}`);
   if (json) {
-    const result: TurnResult = {
-      content: "",
-      thinking: "",
-      tool_calls: [],
+    const result = turnResult({
+      status: "error",
       errors: [{ code: "setup", message }],
-      duration: 0,
-      usage: null,
       model: flags.model ?? "",
       provider: flags.provider ?? "",
       session: flags.sessionId ?? "",
-      status: "error",
-    };
+    });
     console.log(JSON.stringify(result, null, 2));
   }
   return 1;

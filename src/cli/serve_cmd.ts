@@ -1,6 +1,4 @@
 import { Command } from "commander";
-import type { ServiceContext } from "../plugin/api.ts";
-import { VERSION } from "../version.ts";
 
 interface ServeFlags {
   host: string;
@@ -9,8 +7,6 @@ interface ServeFlags {
   tokenFile?: string;
 }
 
-/** Requests allowed to wait for the engine lock; more are answered 503. */
-const MAX_WAITING = 32;
 /** After a shutdown signal, the longest wait for in-flight requests before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -31,23 +27,13 @@ export function serveCommand(setExit: (code: number) => void): Command {
 /** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */
 async function serve(flags: ServeFlags): Promise<number> {
   const [
-    {
-      bearerChecker,
-      closeEndpoints,
-      createHandler,
-      isLoopback,
-      mountServices,
-      Mutex,
-      readTokenFile,
-    },
-    { createMcpHost, createMcpHttpEndpoint },
-    { SessionStore },
-    { composeEngine },
+    { bearerChecker, createServeApp, isLoopback, readTokenFile },
+    { createMcpHttpEndpoint },
+    { Runtime },
   ] = await Promise.all([
     import("../http/mod.ts"),
     import("../mcp/mod.ts"),
-    import("../session/store.ts"),
-    import("./compose.ts"),
+    import("../runtime/runtime.ts"),
   ]);
   const port = parsePort(flags.port ?? Deno.env.get("SVC_PORT") ?? "8787");
   if (port === null) return usage("--port (or SVC_PORT) must be an integer from 0 to 65535");
@@ -58,44 +44,23 @@ async function serve(flags: ServeFlags): Promise<number> {
   let checkToken: ((authorization: string | null) => boolean) | undefined;
   const warn = (message: string) => console.error(`svc serve: warning: ${message}`);
   const onError = (error: Error) => console.error(`svc serve: error: ${error.message}`);
-  let composed;
+  let app;
   try {
     if (flags.tokenFile) {
       const read = await readTokenFile(flags.tokenFile);
       if (read.warning) warn(read.warning);
       checkToken = bearerChecker(read.token);
     }
-    composed = await composeEngine({ path: flags.path ?? Deno.env.get("SVC_PATH") }, {
-      headless: true,
+    const runtime = await Runtime.load({ path: flags.path ?? Deno.env.get("SVC_PATH") });
+    runtime.warnings.forEach(warn);
+    app = await createServeApp(runtime, {
+      mcpEndpoint: (host) => createMcpHttpEndpoint(host, { onError }),
+      warn,
     });
   } catch (err) {
     console.error(`svc serve: ${(err as Error).message}`);
     return 1;
   }
-  composed.warnings.forEach(warn);
-  const { engine, worktree } = composed;
-  let store: InstanceType<typeof SessionStore>;
-  try {
-    store = new SessionStore(worktree, { confine: !composed.trusted });
-  } catch (err) {
-    console.error(`svc serve: ${(err as Error).message}`);
-    return 1;
-  }
-  const lock = new Mutex(MAX_WAITING);
-  const shutdown = new AbortController();
-  const host = createMcpHost(engine.deps, store, {
-    serialize: (fn, signal) => lock.run(fn, signal),
-    shutdown: shutdown.signal,
-    warn,
-  });
-  const ctx: ServiceContext = {
-    worktree,
-    version: VERSION,
-    tools: host.tools,
-    sessions: host.sessions,
-    endpoints: { mcp: () => createMcpHttpEndpoint(host, { onError }) },
-  };
-  const endpoints = await mountServices(composed.plugins.services, ctx, warn);
   let handler: (request: Request) => Promise<Response> = () =>
     Promise.resolve(new Response(null, { status: 503 }));
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -106,20 +71,18 @@ async function serve(flags: ServeFlags): Promise<number> {
     return 1;
   }
   const bound = server.addr.port;
-  handler = createHandler(
-    { engine, store, lock, shutdown: shutdown.signal, version: VERSION, endpoints },
-    { hostname, port: bound, checkToken, onError },
-  );
+  handler = app.handler({ hostname, port: bound, checkToken, onError });
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-  console.error(`svc serve: listening on http://${shown}:${bound} (worktree ${worktree})`);
+  console.error(
+    `svc serve: listening on http://${shown}:${bound} (worktree ${app.runtime.worktree})`,
+  );
 
   let signals = 0;
   const stop = () => {
     if (++signals > 1) Deno.exit(130);
-    const busy = lock.busy ? " (cancelling the running turn)" : "";
+    const busy = app.lock.busy ? " (cancelling the running turn)" : "";
     console.error(`svc serve: shutting down${busy}`);
-    shutdown.abort();
-    closeEndpoints(endpoints).finally(() => server.shutdown());
+    app.close().finally(() => server.shutdown());
     Deno.unrefTimer(setTimeout(() => {
       console.error("svc serve: in-flight requests did not finish in time; exiting");
       Deno.exit(1);

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { pathExists } from "../util/fs.ts";
 import { isInside } from "../util/paths.ts";
 import { loadTrusted, setTrusted, trustedPath } from "../config/trust.ts";
-import { resolveWorktree } from "./compose.ts";
+import { resolveWorktree } from "../runtime/worktree.ts";
 import type { TrustFlags } from "./trust_cmd.ts";
 
 /** Runs `svc trust`: lists, adds or removes one trusted folder and says what changed. */

@@ -1,19 +1,7 @@
 import { z } from "zod";
 
-/** Permission actions and categories of the tool policy. */
-export const ACTIONS = ["allow", "ask", "deny"] as const;
-export type Action = (typeof ACTIONS)[number];
-export const CATEGORIES = [
-  "read",
-  "list",
-  "edit",
-  "bash",
-  "web",
-  "mcp",
-  "delegate",
-  "ask",
-] as const;
-export type Category = (typeof CATEGORIES)[number];
+import { ACTIONS } from "../shared/types.ts";
+export { type Action, ACTIONS, CATEGORIES, type Category } from "../shared/types.ts";
 
 const action = z.enum(ACTIONS);
 

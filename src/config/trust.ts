@@ -8,7 +8,7 @@ import { isAbsolute, join } from "node:path";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
-import { DEFAULT_ACTIONS } from "../policy/evaluate.ts";
+import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import type { Action, Category } from "./schema.ts";
 
 /** Path of the trust list. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AskRequest, Tool } from "../tool/types.ts";
-import type { Lead } from "./context_types.ts";
+import type { Lead } from "./deps.ts";
 
 /** The result when no one can answer (a headless root engine). */
 export const NO_ONE_TO_ANSWER =
@@ -40,6 +40,7 @@ export async function askLead(
   const reply = await lead.client.chatNonStreaming({
     model: lead.model,
     max_tokens: 1024,
+    reasoning: lead.reasoning,
     messages: [
       {
         role: "system",

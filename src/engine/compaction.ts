@@ -1,5 +1,5 @@
 import type { ChatClient } from "../provider/types.ts";
-import type { Session } from "../session/session.ts";
+import type { SessionLog } from "../session/log.ts";
 
 export type CompactionResult =
   | { ok: true; summarized: number; kept: number }
@@ -11,7 +11,7 @@ export type CompactionResult =
  * to a user message so a tool exchange is never split). The file keeps the full history.
  */
 export async function compactSession(
-  session: Session,
+  session: SessionLog,
   client: ChatClient,
   model: string,
   keep: number,

@@ -1,14 +1,6 @@
 import type { ChatToolCall, Usage } from "../provider/types.ts";
-import type { Action } from "../config/schema.ts";
-
-export type TurnStatus = "ok" | "truncated" | "error" | "empty" | "cancelled";
-
-/** A recorded failure: in TurnResult.errors and the session `errors` array. */
-export interface TurnError {
-  code: string;
-  message: string;
-  at?: string;
-}
+import type { Action, TurnError, TurnStatus } from "../shared/types.ts";
+export type { TurnError, TurnStatus };
 
 /** One executed (or refused) tool call of a turn. */
 export interface ToolCallRecord {

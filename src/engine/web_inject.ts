@@ -1,60 +1,63 @@
-import type { Session } from "../session/session.ts";
-import type { EngineDeps } from "./context_types.ts";
-import type { ToolContext } from "../tool/types.ts";
+import { invokeTool } from "../tool/invoke.ts";
+import { type CallEnv, engineInvokeEnv } from "./calls.ts";
 
 /**
- * `web_search: true`: searches on every message and returns a block to inject, or null. Short
- * queries are refined from recent messages when `query_refine` is on.
+ * `web_search: true`: searches on every message and returns a block to inject, or null. The
+ * search is a web_search call through the one invocation path, so tools.deny, the web category
+ * and approvals apply, and it lands in the session's permissions audit. Short queries are
+ * refined from recent messages when `query_refine` is on.
  */
-export async function webSearchBlock(
-  prompt: string,
-  deps: EngineDeps,
-  session: Session,
-  signal: AbortSignal,
-  warn: (message: string) => void,
-): Promise<string | null> {
-  const tool = deps.registry.resolve("web_search");
+export async function webSearchBlock(prompt: string, env: CallEnv): Promise<string | null> {
+  const { session } = env;
+  const tool = env.view.resolve("web_search");
   if (!tool) return null;
-  let query = prompt.trim();
-  const words = query.split(/\s+/).filter(Boolean).length;
-  if (deps.config.query_refine && words < deps.config.query_refine_min_words) {
-    const recent = session.data.messages
-      .filter((m) => m.role === "user" || m.role === "assistant")
-      .slice(-deps.config.query_refine_context - 1, -1)
-      .map((m) => `${m.role}: ${(m.content ?? "").slice(0, 500)}`)
-      .join("\n");
-    const reply = await deps.client.chatNonStreaming({
-      model: deps.model,
-      max_tokens: 60,
-      messages: [
-        {
-          role: "system",
-          content:
-            "Rewrite the last message as a standalone web search query. Reply with the query only.",
-        },
-        { role: "user", content: `${recent}\nuser: ${query}` },
-      ],
-    }, signal);
-    if (!reply.error && reply.content.trim()) query = reply.content.trim().split("\n")[0];
-  }
-  const ctx: ToolContext = {
-    worktree: deps.worktree,
-    signal,
-    config: deps.config,
-    session: session.name,
-    headless: deps.headless,
-    ask: () => Promise.resolve(null),
-    status: () => {},
-  };
-  try {
-    const out = await tool.run({ query }, ctx);
-    if (typeof out !== "string" && out.ok === false) {
-      warn(`web_search for "${query}" failed: ${out.content.slice(0, 200)}`);
-      return null;
-    }
-    const text = typeof out === "string" ? out : out.content;
-    return `Web search results for "${query}":\n${text}`;
-  } catch {
+  const query = await refineQuery(prompt.trim(), env);
+  env.emit({ type: "status", message: `web_search: ${query}` });
+  const inv = await invokeTool(
+    {
+      id: `web_search_inject_${crypto.randomUUID().slice(0, 8)}`,
+      name: tool.name,
+      arguments: JSON.stringify({ query }),
+    },
+    {
+      ...engineInvokeEnv(env, (inv) => session.appendPermission(inv.audit)),
+      // The policy judges the injection by its own rules even when tools are not offered.
+      offered: env.view.list().map((t) => t.name),
+    },
+  );
+  if (!inv.ok) {
+    const why = inv.decision === "allow" ? "failed" : `was not run (${inv.audit.reason})`;
+    env.emit({
+      type: "warning",
+      message: `web_search for "${query}" ${why}: ${inv.content.slice(0, 200)}`,
+    });
     return null;
   }
+  return `Web search results for "${query}":\n${inv.content}`;
+}
+
+/** A short query rewritten as a standalone one from recent messages (query_refine). */
+async function refineQuery(query: string, env: CallEnv): Promise<string> {
+  const { config, client, model } = env.deps;
+  const words = query.split(/\s+/).filter(Boolean).length;
+  if (!config.query_refine || words >= config.query_refine_min_words) return query;
+  const recent = env.session.data.messages
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .slice(-config.query_refine_context - 1, -1)
+    .map((m) => `${m.role}: ${(m.content ?? "").slice(0, 500)}`)
+    .join("\n");
+  const reply = await client.chatNonStreaming({
+    model,
+    max_tokens: 60,
+    reasoning: config.reasoning,
+    messages: [
+      {
+        role: "system",
+        content:
+          "Rewrite the last message as a standalone web search query. Reply with the query only.",
+      },
+      { role: "user", content: `${recent}\nuser: ${query}` },
+    ],
+  }, env.signal);
+  return !reply.error && reply.content.trim() ? reply.content.trim().split("\n")[0] : query;
 }

@@ -1,4 +1,5 @@
 /** The HTTP API of `svc serve`: a `(Request) => Promise<Response>` handler; no socket in here. */
+export { createServeApp, MAX_WAITING, type ServeApp, type ServeAppOptions } from "./app.ts";
 export {
   BODY_TIMEOUT_MS,
   createHandler,

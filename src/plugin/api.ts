@@ -9,14 +9,8 @@ export { bashAllowed } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 
-/** A provider added by a plugin: id, default base address and default model. */
-export interface ProviderDef {
-  id: string;
-  baseUrl: string;
-  defaultModel: string;
-  /** Extra request headers (never the API key, which svc adds). */
-  headers?: Record<string, string>;
-}
+import type { ProviderDef } from "../shared/types.ts";
+export type { ProviderDef };
 
 /** A slash command added by a plugin (REPL `/name`). */
 export interface CommandDef {

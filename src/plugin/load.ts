@@ -39,6 +39,8 @@ export interface LoadOptions extends RootOptions {
 /** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
 export interface LoadResult extends Registrations {
   plugins: PluginInfo[];
+  /** The plugin that registered each tool, by tool name. */
+  owners: Map<string, string>;
 }
 
 /**
@@ -52,12 +54,15 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const timeouts = { import: options.timeoutMs ?? 30_000, hook: options.timeoutMs ?? 10_000 };
   const active = candidates.filter(enabled);
   const outcomes = await Promise.all(active.map((c) => activate(c, timeouts)));
-  const result: LoadResult = { plugins: [], ...emptyRegistrations() };
+  const result = emptyLoadResult();
   const errors = new Map<Candidate, string>();
   active.forEach((candidate, i) => {
     const outcome = outcomes[i];
     if (typeof outcome === "string") errors.set(candidate, outcome);
-    else mergeRegistrations(result, outcome);
+    else {
+      mergeRegistrations(result, outcome);
+      for (const tool of outcome.tools) result.owners.set(tool.name, candidate.name);
+    }
   });
   for (const candidate of orderForDisplay(candidates)) {
     result.plugins.push(describe(candidate, errors, enabled(candidate)));
@@ -79,6 +84,11 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     });
   }
   return result;
+}
+
+/** A load result with no plugins and nothing registered. */
+export function emptyLoadResult(): LoadResult {
+  return { plugins: [], owners: new Map(), ...emptyRegistrations() };
 }
 
 function describe(c: Candidate, errors: Map<Candidate, string>, enabled: boolean): PluginInfo {

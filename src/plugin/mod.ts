@@ -17,6 +17,7 @@ export {
   readManifest,
 } from "./manifest.ts";
 export {
+  emptyLoadResult,
   type LoadOptions,
   loadPlugins,
   type LoadResult,

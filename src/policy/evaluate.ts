@@ -1,16 +1,6 @@
 import type { Action, Category, ToolPermission } from "../config/schema.ts";
-
-/** Category actions when the config names none. SPEC fixes bash, mcp, delegate and ask. */
-export const DEFAULT_ACTIONS: Readonly<Record<Category, Action>> = {
-  read: "allow",
-  list: "allow",
-  edit: "ask",
-  bash: "ask",
-  web: "ask",
-  mcp: "ask",
-  delegate: "allow",
-  ask: "allow",
-};
+import { DEFAULT_ACTIONS } from "../shared/types.ts";
+export { DEFAULT_ACTIONS };
 
 /** Everything the policy needs to judge one tool call; no I/O happens in here. */
 export interface PolicyInput {

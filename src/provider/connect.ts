@@ -1,6 +1,6 @@
 /** Resolving a connection from config, and the headless model approval gate. */
 import type { Config } from "../config/schema.ts";
-import type { ProviderDef } from "../plugin/api.ts";
+import type { ProviderDef } from "../shared/types.ts";
 import { detectProvider, unfoldModelRef } from "./detect.ts";
 import { isApproved, type ModelsOptions, recordApproval } from "./models_file.ts";
 import { loadProviders, type RegistryOptions } from "./registry_file.ts";

@@ -1,5 +1,5 @@
 /** The `/connect` flow shared by `svc connect` and the REPL: plan, probe, save. */
-import type { ProviderDef } from "../plugin/api.ts";
+import type { ProviderDef } from "../shared/types.ts";
 import { detectProvider } from "./detect.ts";
 import { listModels } from "./unary.ts";
 import { loadProviders, type RegistryOptions, setEntry } from "./registry_file.ts";

@@ -1,5 +1,5 @@
 /** Provider detection from a base address, and `provider/model` ref unfolding. */
-import type { ProviderDef } from "../plugin/api.ts";
+import type { ProviderDef } from "../shared/types.ts";
 import { providerTable, trimBaseUrl } from "./table.ts";
 
 /** A model reference after unfolding; provider and baseUrl only when the prefix is known. */

@@ -1,5 +1,5 @@
 /** The built-in provider table (DESIGN §3) merged with providers added by plugins. */
-import type { ProviderDef } from "../plugin/api.ts";
+import type { ProviderDef } from "../shared/types.ts";
 
 /** One known provider: where it lives, what it runs by default, which hosts identify it. */
 export interface ProviderInfo {

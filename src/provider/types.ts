@@ -17,11 +17,8 @@ export type ChatMessage =
   }
   | { role: "tool"; tool_call_id: string; content: string; name?: string };
 
-/** A function tool as advertised to the model. */
-export interface ToolSchema {
-  type: "function";
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
+import type { ToolSchema } from "../tool/types.ts";
+export type { ToolSchema };
 
 /** Token counts as the provider reports them (OpenAI field names). */
 export interface Usage {

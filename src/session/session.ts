@@ -2,8 +2,9 @@ import { pathExists, readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { basename, join } from "node:path";
 import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
-import type { TurnError } from "../engine/events.ts";
-import type { PermissionRecord, SessionData, SessionMessage } from "./types.ts";
+import type { PermissionRecord, TurnError } from "../shared/types.ts";
+import type { AppendOptions, SessionLog } from "./log.ts";
+import type { SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 
 /**
@@ -24,7 +25,7 @@ export class SessionError extends Error {
  * wait `deferMs` for company. Appends from other processes are merged: the file is reloaded when
  * its inode changed, and this process's unwritten appends are applied again on top.
  */
-export class Session {
+export class Session implements SessionLog {
   #data: SessionData;
   #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
   #ino: number | null = null;
@@ -84,7 +85,7 @@ export class Session {
    */
   appendMessage(
     message: SessionMessage,
-    options: { live?: string; deferMs?: number } = {},
+    options: AppendOptions = {},
   ): Promise<void> {
     const { live } = options;
     if (live !== undefined && message.tool_call_id && live !== message.content) {

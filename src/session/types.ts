@@ -1,5 +1,6 @@
 import type { ChatToolCall, Usage } from "../provider/types.ts";
-import type { TurnError } from "../engine/events.ts";
+import type { PermissionRecord, TurnError } from "../shared/types.ts";
+export type { PermissionRecord };
 
 export type Role = "user" | "assistant" | "command" | "system" | "tool";
 
@@ -26,20 +27,6 @@ export interface SessionMessage {
   analysis?: string;
   /** system: a compaction summary; messages before this index are summarized. */
   compact_from?: number;
-}
-
-/** One audit entry of the `permissions` array: every tool call lands here. */
-export interface PermissionRecord {
-  at: string;
-  call_id: string;
-  tool: string;
-  category: string;
-  /** What the policy decided. */
-  action: "allow" | "ask" | "deny";
-  /** What happened: allowed, approved, denied, rejected (by a person) or cancelled. */
-  outcome: "allowed" | "approved" | "denied" | "rejected" | "cancelled";
-  by: "policy" | "user" | "flag" | "headless" | "client";
-  reason: string;
 }
 
 /** The session document as stored in `.svc/sessions/<name>.json`. */

@@ -1,28 +1,47 @@
 import { z } from "zod";
-import type { Tool } from "./types.ts";
-import type { ToolSchema } from "../provider/types.ts";
+import type { Tool, ToolSchema } from "./types.ts";
 
-/** Tools by canonical name, with call-time aliases. A later registration of a name wins. */
+/** Function schemas by tool object: computed once per tool, shared by every view. */
+const schemas = new WeakMap<Tool, ToolSchema>();
+
+/**
+ * Tools by canonical name, with call-time aliases; a later registration of a name wins. The
+ * base registry is built once from the plugins and sealed; each turn gets a view of it with the
+ * tools of other sources (`with`).
+ */
 export class ToolRegistry {
   #tools = new Map<string, Tool>();
   #aliases = new Map<string, string>();
-  #schemas = new Map<string, ToolSchema>();
+  #sealed = false;
 
   /** Registers a tool and its aliases. */
   add(tool: Tool): void {
+    if (this.#sealed) throw new Error(`Tool ${tool.name} added to a sealed registry`);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(tool.name)) {
       throw new Error(`Tool name "${tool.name}" must be 1-64 letters, digits, _ . or -`);
     }
     this.#tools.set(tool.name, tool);
-    this.#schemas.delete(tool.name);
     for (const alias of tool.aliases ?? []) this.#aliases.set(alias, tool.name);
   }
 
-  /** Removes a tool (for example when an MCP server disconnects). */
-  remove(name: string): void {
-    this.#tools.delete(name);
-    this.#schemas.delete(name);
-    for (const [alias, target] of this.#aliases) if (target === name) this.#aliases.delete(alias);
+  /** Forbids further changes; returns this registry. */
+  seal(): this {
+    this.#sealed = true;
+    return this;
+  }
+
+  /** Whether a tool of exactly this canonical name is registered. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** A new, sealed registry holding these tools and then `extra` (the per-turn view). */
+  with(extra: readonly Tool[]): ToolRegistry {
+    const view = new ToolRegistry();
+    view.#tools = new Map(this.#tools);
+    view.#aliases = new Map(this.#aliases);
+    for (const tool of extra) view.add(tool);
+    return view.seal();
   }
 
   /** Finds a tool by canonical name or alias; canonical names win over aliases. */
@@ -40,7 +59,7 @@ export class ToolRegistry {
 
   /** The function schema advertised to the model (canonical name only), cached per tool. */
   schemaOf(tool: Tool): ToolSchema {
-    let schema = this.#schemas.get(tool.name);
+    let schema = schemas.get(tool);
     if (!schema) {
       const parameters = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
       delete parameters.$schema;
@@ -49,7 +68,7 @@ export class ToolRegistry {
         type: "function",
         function: { name: tool.name, description: tool.description, parameters },
       };
-      this.#schemas.set(tool.name, schema);
+      schemas.set(tool, schema);
     }
     return schema;
   }

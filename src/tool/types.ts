@@ -32,6 +32,27 @@ export interface ToolContext {
    * worktree's files come with the repository.
    */
   trusted?: boolean;
+  /**
+   * Adds and removes the calling plugin's own tools in the tools offered from the next turn on
+   * (an MCP client's imported tools); given only to tools that declare `usesHost`.
+   */
+  host?: ToolHost;
+}
+
+/** The narrow host interface of tools that manage tools of their own. */
+export interface ToolHost {
+  /** Offers `tool` from the next turn on; throws when another plugin or svc owns the name. */
+  add(tool: Tool): void;
+  /** Withdraws a tool this plugin added; false when it added none of that name. */
+  remove(name: string): boolean;
+  /** Names of the tools this plugin added, in the order added. */
+  list(): string[];
+}
+
+/** A function tool as advertised to the model (the chat-completions `tools` item). */
+export interface ToolSchema {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 /** A tool result. `ok: false` marks an error result the model should see and correct. */
@@ -71,5 +92,7 @@ export interface Tool {
   pathArgs?: string[];
   /** Per-invocation policy resolver; returns undefined to keep the category action. */
   resolvePolicy?(args: ResolverArgs, worktree: string): Action | undefined;
+  /** The tool adds or removes tools of its own at run time: its context carries `host`. */
+  usesHost?: boolean;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
 }

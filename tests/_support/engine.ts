@@ -1,17 +1,21 @@
-/** Builds a real engine against the scripted fake provider in a temp worktree. */
+/** Builds a real engine through the runtime layer against the scripted fake provider. */
 import { z } from "zod";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { Engine } from "../../src/engine/engine.ts";
-import { askTool } from "../../src/engine/ask.ts";
-import type { Approver, EngineDeps } from "../../src/engine/context_types.ts";
+import type { Engine } from "../../src/engine/engine.ts";
+import type { EngineOverrides } from "../../src/engine/deps.ts";
 import { createChatClient } from "../../src/provider/sse_client.ts";
-import { SessionStore } from "../../src/session/store.ts";
-import { ToolRegistry } from "../../src/tool/registry.ts";
+import { Runtime } from "../../src/runtime/runtime.ts";
+import type { SessionStore } from "../../src/session/store.ts";
+import type { Approver } from "../../src/tool/approval.ts";
+import type { ToolRegistry } from "../../src/tool/registry.ts";
 import type { Tool } from "../../src/tool/types.ts";
+import type { ServiceDef } from "../../src/plugin/api.ts";
+import { emptyLoadResult } from "../../src/plugin/load.ts";
 import { type FakeProvider, type Reply, startFakeProvider } from "./fake_provider.ts";
 
 export interface Harness {
   engine: Engine;
+  runtime: Runtime;
   fake: FakeProvider;
   worktree: string;
   store: SessionStore;
@@ -33,15 +37,17 @@ export function echoTool(name = "echo", category: Tool["category"] = "read"): To
   };
 }
 
-/** Starts a fake provider and an engine over a fresh temp worktree. */
+/** Starts a fake provider and a runtime (with one engine) over a fresh temp worktree. */
 export async function harness(
   script: Reply[],
   options: {
     config?: Record<string, unknown>;
     tools?: Tool[];
-    approve?: Approver;
+    approver?: Approver;
     files?: Record<string, string>;
-    deps?: Partial<EngineDeps>;
+    trusted?: boolean;
+    services?: ServiceDef[];
+    engine?: EngineOverrides;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -54,9 +60,6 @@ export async function harness(
     stream_idle_timeout: 5,
     ...options.config,
   });
-  const registry = new ToolRegistry();
-  registry.add(askTool);
-  for (const tool of options.tools ?? [echoTool()]) registry.add(tool);
   const client = createChatClient({
     provider: "generic",
     baseUrl: fake.url,
@@ -65,23 +68,29 @@ export async function harness(
     retryDelay: config.stream_retry_delay,
     idleTimeout: config.stream_idle_timeout,
   });
-  const engine = new Engine({
-    config,
+  const runtime = new Runtime({
     worktree,
-    client,
-    model: "fake-model",
-    provider: "generic",
-    registry,
-    headless: true,
-    approve: options.approve,
-    ...options.deps,
+    config,
+    trusted: options.trusted,
+    tools: options.tools ?? [echoTool()],
+    plugins: { ...emptyLoadResult(), services: options.services ?? [] },
+    connection: {
+      provider: "generic",
+      baseUrl: fake.url,
+      model: "fake-model",
+      apiKey: "",
+      warnings: [],
+      client,
+    },
   });
+  const engine = await runtime.engine({ approver: options.approver, ...options.engine });
   return {
     engine,
+    runtime,
     fake,
     worktree,
-    store: new SessionStore(worktree),
-    registry,
+    store: runtime.sessions,
+    registry: runtime.registry,
     async [Symbol.asyncDispose]() {
       await fake.close();
       await Deno.remove(worktree, { recursive: true });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { echoTool, harness, readStored } from "../_support/engine.ts";
+import { fixedApprover } from "../../src/tool/approval.ts";
+import type { Tool } from "../../src/tool/types.ts";
 
 Deno.test("a turn that calls a tool feeds the result back and returns the answer", async () => {
   await using h = await harness([
@@ -86,7 +88,7 @@ Deno.test("headless ask-gated calls are denied with [cancelled] and audited", as
   const stored = await readStored(h, "t");
   assert.deepEqual(
     [stored.permissions[0].action, stored.permissions[0].outcome, stored.permissions[0].by],
-    ["ask", "denied", "headless"],
+    ["ask", "denied", "policy"],
   );
 });
 
@@ -94,7 +96,10 @@ Deno.test("an approver runs ask-gated calls", async () => {
   await using h = await harness([
     { tool_calls: [{ name: "shell", arguments: { text: "ls" } }] },
     { text: "ok" },
-  ], { tools: [echoTool("shell", "bash")], approve: () => Promise.resolve(true) });
+  ], {
+    tools: [echoTool("shell", "bash")],
+    approver: fixedApprover({ answer: "once", by: "flag" }),
+  });
   const result = await h.engine.runTurn("go", { session: h.store.create("t") });
   assert.equal(h.fake.requests[1].body.messages.at(-1).content, 'echo: {"text":"ls"}');
   assert.equal(result.tool_calls[0].ok, true);
@@ -344,10 +349,7 @@ Deno.test("ask with target lead consults the lead's model with the delegated tas
     { text: "done" },
   ]);
   const lead = { client: h.engine.deps.client, model: "fake-model", task: "fix the bug" };
-  const engine = new (h.engine.constructor as typeof import("../../src/engine/engine.ts").Engine)({
-    ...h.engine.deps,
-    lead,
-  });
+  const engine = await h.engine.derive({ lead });
   await engine.runTurn("go", { session: h.store.create("t") });
   assert.match(h.fake.requests[1].body.messages[1].content, /fix the bug[\s\S]*which file\?/);
   assert.equal(h.fake.requests[2].body.messages.at(-1).content, "use a.txt");
@@ -417,7 +419,7 @@ Deno.test("tools learn whether the worktree is trusted, and default to untrusted
     };
     await using h = await harness(
       [{ tool_calls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "done" }],
-      { tools: [probe], deps: trusted === undefined ? {} : { trusted } },
+      { tools: [probe], trusted },
     );
     await h.engine.runTurn("go", { session: h.store.create("t") });
     assert.deepEqual(seen, [trusted === true]);
@@ -444,7 +446,10 @@ Deno.test("web_search: true injects results before the turn, refining a short qu
   await using h = await harness([
     { text: "deno 2.9 release notes" },
     { text: "It was released." },
-  ], { tools: [search], config: { web_search: true, query_refine: true } });
+  ], {
+    tools: [search],
+    config: { web_search: true, query_refine: true, tool_permission: { web: "allow" } },
+  });
   const result = await h.engine.runTurn("when?", { session: h.store.create("t") });
   assert.equal(result.content, "It was released.");
   assert.deepEqual(queries, ["deno 2.9 release notes"]);
@@ -457,10 +462,11 @@ Deno.test("web_search: true injects results before the turn, refining a short qu
 
 Deno.test("web_search: true skips injection and warns when the search fails", async () => {
   const search = echoTool("web_search", "web");
+  search.schema = z.object({ query: z.string() });
   search.run = () => Promise.resolve({ content: "Error: backend down", ok: false });
   await using h = await harness([{ text: "ok" }], {
     tools: [search],
-    config: { web_search: true },
+    config: { web_search: true, tool_permission: { web: "allow" } },
   });
   const warnings: string[] = [];
   await h.engine.runTurn("a long enough question here", {
@@ -471,5 +477,85 @@ Deno.test("web_search: true skips injection and warns when the search fails", as
   assert.match(
     warnings[0],
     /web_search for "a long enough question here" failed: Error: backend down/,
+  );
+});
+
+/** A web_search tool that counts its runs. */
+function countingSearch(): { tool: Tool; runs: string[] } {
+  const runs: string[] = [];
+  const tool = echoTool("web_search", "web");
+  tool.schema = z.object({ query: z.string() });
+  tool.run = (args) => {
+    runs.push(String(args.query));
+    return Promise.resolve("1. a result");
+  };
+  return { tool, runs };
+}
+
+for (
+  const [why, config, reason] of [
+    ["tools.deny names web_search", { "tools.deny": ["web_search"] }, "listed in tools.deny"],
+    ["the web category is deny", { tool_permission: { web: "deny" } }, "web category is deny"],
+  ] as const
+) {
+  Deno.test(`web_search injection does not run when ${why}, and is audited`, async () => {
+    const { tool, runs } = countingSearch();
+    await using h = await harness([{ text: "ok" }], {
+      tools: [tool],
+      config: { web_search: true, ...config },
+    });
+    const result = await h.engine.runTurn("a long enough question here", {
+      session: h.store.create("t"),
+    });
+    assert.deepEqual(runs, []);
+    assert.equal(result.status, "ok");
+    assert.deepEqual(h.fake.requests[0].body.messages.map((m: { role: string }) => m.role), [
+      "system",
+      "user",
+    ]);
+    const stored = await readStored(h, "t");
+    assert.deepEqual(
+      stored.permissions.map(({ at: _a, call_id: _c, ...rest }: Record<string, unknown>) => rest),
+      [{
+        tool: "web_search",
+        category: "web",
+        action: "deny",
+        outcome: "denied",
+        by: "policy",
+        reason,
+      }],
+    );
+    assert.match(stored.permissions[0].call_id, /^web_search_inject_[0-9a-f]{8}$/);
+  });
+}
+
+Deno.test("web_search injection asks like any call: headless without an approver, denied", async () => {
+  const { tool, runs } = countingSearch();
+  await using h = await harness([{ text: "ok" }], {
+    tools: [tool],
+    config: { web_search: true },
+  });
+  await h.engine.runTurn("a long enough question here", { session: h.store.create("t") });
+  assert.deepEqual(runs, []);
+  const stored = await readStored(h, "t");
+  assert.deepEqual(
+    stored.permissions.map((p: Record<string, unknown>) => [p.action, p.outcome, p.by]),
+    [["ask", "denied", "policy"]],
+  );
+});
+
+Deno.test("web_search injection runs when approved and the approval is audited", async () => {
+  const { tool, runs } = countingSearch();
+  await using h = await harness([{ text: "ok" }], {
+    tools: [tool],
+    config: { web_search: true },
+    approver: fixedApprover({ answer: "once", by: "flag" }),
+  });
+  await h.engine.runTurn("a long enough question here", { session: h.store.create("t") });
+  assert.deepEqual(runs, ["a long enough question here"]);
+  const stored = await readStored(h, "t");
+  assert.deepEqual(
+    stored.permissions.map((p: Record<string, unknown>) => [p.action, p.outcome, p.by, p.scope]),
+    [["ask", "approved", "flag", "once"]],
   );
 });

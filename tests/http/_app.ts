@@ -1,18 +1,14 @@
-/** Builds the real HTTP handler over a real engine and the scripted fake provider; no socket. */
+/** Builds the real HTTP handler the way `svc serve` does (createServeApp); no socket. */
 import type { Reply } from "../_support/fake_provider.ts";
 import { type Harness, harness } from "../_support/engine.ts";
-import type { ServiceContext } from "../../src/plugin/api.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import {
   bearerChecker,
-  closeEndpoints,
-  createHandler,
+  createServeApp,
   type HandlerOptions,
-  mountServices,
-  Mutex,
+  type Mutex,
 } from "../../src/http/mod.ts";
-import { createMcpHost, createMcpHttpEndpoint } from "../../src/mcp/mod.ts";
-import { VERSION } from "../../src/version.ts";
+import { createMcpHttpEndpoint } from "../../src/mcp/mod.ts";
 import { mcpService } from "../../plugins/svc-core-mcp/src/mcp_service.ts";
 
 /** The origin every test request is addressed to (the handler believes it is bound there). */
@@ -20,7 +16,8 @@ export const BASE = "http://127.0.0.1:8787";
 
 export interface App extends Harness {
   handler: (request: Request) => Promise<Response>;
-  shutdown: AbortController;
+  /** Aborts the app's shutdown signal (what SIGTERM does to `svc serve`). */
+  shutdown: { abort(): void };
   lock: Mutex;
   /** Sends one request to the handler; `json` is serialized with Content-Type application/json. */
   call(method: string, path: string, init?: CallInit): Promise<Response>;
@@ -46,45 +43,30 @@ export async function app(
     handler?: Partial<HandlerOptions>;
   } = {},
 ): Promise<App> {
-  const h = await harness(script, { config: options.config, tools: options.tools });
-  const lock = new Mutex(options.maxWaiting ?? 32);
-  const shutdown = new AbortController();
-  const host = createMcpHost(h.engine.deps, h.store, {
-    serialize: (fn, signal) => lock.run(fn, signal),
+  const h = await harness(script, {
+    config: options.config,
+    tools: options.tools,
+    services: options.mcp === false ? [] : [mcpService],
   });
-  const ctx: ServiceContext = {
-    worktree: h.worktree,
-    version: VERSION,
-    tools: host.tools,
-    sessions: host.sessions,
-    endpoints: { mcp: () => createMcpHttpEndpoint(host) },
-  };
-  const endpoints = options.mcp === false
-    ? new Map()
-    : await mountServices([mcpService], ctx, (message) => {
+  const served = await createServeApp(h.runtime, {
+    maxWaiting: options.maxWaiting,
+    mcpEndpoint: (host) => createMcpHttpEndpoint(host),
+    warn: (message) => {
       throw new Error(message);
-    });
-  const handler = createHandler(
-    {
-      engine: h.engine,
-      store: h.store,
-      lock,
-      shutdown: shutdown.signal,
-      version: VERSION,
-      endpoints,
     },
-    {
-      hostname: "127.0.0.1",
-      port: 8787,
-      checkToken: options.token ? bearerChecker(options.token) : undefined,
-      ...options.handler,
-    },
-  );
+  });
+  const handler = served.handler({
+    hostname: "127.0.0.1",
+    port: 8787,
+    checkToken: options.token ? bearerChecker(options.token) : undefined,
+    ...options.handler,
+  });
   return {
     ...h,
+    engine: served.engine,
     handler,
-    shutdown,
-    lock,
+    shutdown: { abort: () => void served.close() },
+    lock: served.lock,
     call(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       let body = init.body;
@@ -97,8 +79,7 @@ export async function app(
       );
     },
     async [Symbol.asyncDispose]() {
-      shutdown.abort();
-      await closeEndpoints(endpoints);
+      await served.close();
       await h[Symbol.asyncDispose]();
     },
   };

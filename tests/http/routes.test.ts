@@ -256,5 +256,5 @@ Deno.test("served turns are headless: an ask-gated tool call is denied with [can
   const fed = a.fake.requests[1].body.messages.at(-1);
   assert.deepEqual([fed.role, fed.content], ["tool", "[cancelled]"]);
   const audit = (await a.store.read("h")).permissions.map((p) => [p.outcome, p.by]);
-  assert.deepEqual(audit, [["denied", "headless"]]);
+  assert.deepEqual(audit, [["denied", "policy"]]);
 });

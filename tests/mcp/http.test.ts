@@ -115,6 +115,7 @@ Deno.test("allow_ask true: an ask-policy tool runs for the MCP client and is aud
     action: "ask",
     outcome: "approved",
     by: "client",
+    scope: "once",
     reason: "edit category is ask",
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { echoTool, harness } from "../_support/engine.ts";
-import { auditPath, exposedTools } from "../../src/mcp/mod.ts";
+import { auditPath, servedTools } from "../../src/runtime/mod.ts";
 import { Mutex } from "../../src/http/mod.ts";
 import type { PermissionRecord } from "../../src/session/types.ts";
 import type { Tool } from "../../src/tool/types.ts";
@@ -28,7 +28,7 @@ async function setup(config: Record<string, unknown> = {}) {
     config,
   });
   const records: PermissionRecord[] = [];
-  const tools = exposedTools(h.engine.deps, {
+  const tools = servedTools(h.runtime, {
     audit: (record) => {
       records.push(record);
       return Promise.resolve();
@@ -151,7 +151,10 @@ Deno.test("served calls wait for the engine lock", async () => {
   const h = await harness([], { tools: [echoTool("echo", "read")] });
   await using _ = h;
   const lock = new Mutex();
-  const tools = exposedTools(h.engine.deps, { serialize: (fn, signal) => lock.run(fn, signal) });
+  const tools = servedTools(h.runtime, {
+    serialize: (fn, signal) => lock.run(fn, signal),
+    audit: () => Promise.resolve(),
+  });
   let release!: () => void;
   const held = lock.run(() => new Promise<void>((r) => release = r));
   let done = false;
@@ -185,7 +188,7 @@ Deno.test("a shutdown cancels a running served tool", async () => {
   await using _ = h;
   const shutdown = new AbortController();
   const records: PermissionRecord[] = [];
-  const tools = exposedTools(h.engine.deps, {
+  const tools = servedTools(h.runtime, {
     shutdown: shutdown.signal,
     audit: (record) => Promise.resolve(void records.push(record)),
   });

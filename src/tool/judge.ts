@@ -1,8 +1,8 @@
 import type { Config } from "../config/schema.ts";
 import { decide, type Decision, isOffered } from "../policy/evaluate.ts";
 import { pointsOutside, touchesControlFiles } from "../policy/scope.ts";
-import type { Tool } from "../tool/types.ts";
-import type { ToolRegistry } from "../tool/registry.ts";
+import type { Tool } from "./types.ts";
+import type { ToolRegistry } from "./registry.ts";
 
 /** What the policy needs from an engine (or any other caller of tools) besides the call itself. */
 export interface PolicyScope {

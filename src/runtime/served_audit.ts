@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { localDir } from "../util/dirs.ts";
-import type { PermissionRecord } from "../session/types.ts";
+import type { PermissionRecord } from "../shared/types.ts";
 
 /** Where MCP tool calls are audited: one PermissionRecord per line, never in a session. */
 export function auditPath(worktree: string): string {

@@ -1,0 +1,150 @@
+import type { ChatToolCall } from "../provider/types.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { ApprovalMemory } from "../tool/approval.ts";
+import { toolContext } from "../tool/context.ts";
+import { type Invocation, type InvokeEnv, invokeTool } from "../tool/invoke.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import { truncateAtLine } from "../tool/text.ts";
+import type { AskRequest } from "../tool/types.ts";
+import type { EngineDeps } from "./deps.ts";
+import type { EngineEvent, ToolCallRecord } from "./events.ts";
+
+/**
+ * Tool calls run per round; the rest of a longer batch are answered "not run" (in one session
+ * write) so a runaway or hostile model cannot keep svc busy for minutes in a single round.
+ */
+export const MAX_CALLS_PER_ROUND = 64;
+
+/** What the engine's calls of one turn share. */
+export interface CallEnv {
+  deps: EngineDeps;
+  session: SessionLog;
+  signal: AbortSignal;
+  emit(event: EngineEvent): void;
+  /** This turn's tool view and the canonical names offered from it. */
+  view: ToolRegistry;
+  offered: readonly string[];
+  memory: ApprovalMemory;
+  ask(request: AskRequest): Promise<string | null>;
+}
+
+/** The invocation environment of an engine turn; `audit` is where the caller persists. */
+export function engineInvokeEnv(
+  env: CallEnv,
+  audit: InvokeEnv["audit"],
+): Omit<InvokeEnv, "onStart" | "onEnd"> {
+  const { deps } = env;
+  return {
+    view: env.view,
+    offered: env.offered,
+    scope: deps,
+    approver: deps.approver,
+    memory: env.memory,
+    session: env.session.name,
+    signal: env.signal,
+    audit,
+    context: (tool) =>
+      toolContext({
+        worktree: deps.worktree,
+        config: deps.config,
+        trusted: deps.trusted,
+        headless: deps.headless,
+        session: env.session.name,
+        signal: env.signal,
+        ask: env.ask,
+        status: (message) => env.emit({ type: "status", message }),
+        host: tool.usesHost ? deps.tools.hostFor?.(tool) : undefined,
+      }),
+  };
+}
+
+/** Runs the calls of one round in order, through the one invocation path; returns the records. */
+export async function runToolCalls(
+  calls: readonly ChatToolCall[],
+  env: CallEnv,
+): Promise<ToolCallRecord[]> {
+  const records: ToolCallRecord[] = [];
+  for (const call of calls.slice(0, MAX_CALLS_PER_ROUND)) {
+    records.push(record(await runCall(call, env)));
+  }
+  // Every call still needs an answer; these run nothing, so they share one session write.
+  const refusal = `at most ${MAX_CALLS_PER_ROUND} tool calls run per round; ` +
+    "repeat the calls you still need in your next reply";
+  const refused = await Promise.all(
+    calls.slice(MAX_CALLS_PER_ROUND).map((call) => runCall(call, env, refusal)),
+  );
+  return [...records, ...refused.map(record)];
+}
+
+function runCall(call: ChatToolCall, env: CallEnv, refusal?: string): Promise<Invocation> {
+  return invokeTool({ id: call.id, name: call.function.name, arguments: call.function.arguments }, {
+    ...engineInvokeEnv(env, (inv) => persist(inv, env, Boolean(refusal))),
+    refusal,
+    onStart: (name, args) => env.emit({ type: "tool_start", call, name, args }),
+    onEnd: (inv) =>
+      env.emit({
+        type: "tool_end",
+        id: inv.id,
+        name: inv.name,
+        ok: inv.ok,
+        content: inv.content,
+        status: inv.status,
+        decision: inv.decision,
+      }),
+  });
+}
+
+function record(inv: Invocation): ToolCallRecord {
+  return {
+    id: inv.id,
+    name: inv.name,
+    arguments: inv.args,
+    decision: inv.decision,
+    ok: inv.ok,
+    duration: inv.duration,
+  };
+}
+
+/** The audit entry and the tool message (with its analysis) share one session write. */
+async function persist(inv: Invocation, env: CallEnv, refused: boolean): Promise<void> {
+  const { deps, session } = env;
+  const analysis = deps.config.tool_analysis && !env.signal.aborted && !refused
+    ? await analyze(inv.name, inv.content, env)
+    : undefined;
+  await Promise.all([
+    session.appendPermission(inv.audit),
+    session.appendMessage({
+      role: "tool",
+      content: persistedContent(inv, deps),
+      timestamp: new Date().toISOString(),
+      tool_call_id: inv.id,
+      name: inv.name,
+      ok: inv.ok,
+      ...(analysis ? { analysis } : {}),
+    }, { live: inv.content }),
+  ]);
+}
+
+/** tool_analysis: a one-line, model-written note on what a result means. */
+async function analyze(name: string, content: string, env: CallEnv): Promise<string | undefined> {
+  const reply = await env.deps.client.chatNonStreaming({
+    model: env.deps.model,
+    max_tokens: 120,
+    reasoning: env.deps.config.reasoning,
+    messages: [
+      { role: "system", content: "Summarize what this tool result shows in one short line." },
+      { role: "user", content: `Tool ${name} returned:\n${content.slice(0, 8000)}` },
+    ],
+  }, env.signal);
+  return reply.error ? undefined : reply.content.split("\n")[0].trim().slice(0, 300) || undefined;
+}
+
+/** noise_tools and session_tool_max_chars shape only what is stored, never what the model saw. */
+function persistedContent(inv: Invocation, deps: EngineDeps): string {
+  const noise = deps.config.noise_tools;
+  const aliases = inv.tool?.aliases ?? [];
+  if (noise.includes(inv.name) || aliases.some((a) => noise.includes(a))) {
+    return `[${inv.name} result excluded from the session log (noise_tools); ${inv.content.length} characters]`;
+  }
+  return truncateAtLine(inv.content, deps.config.session_tool_max_chars, "stored copy capped");
+}

@@ -1,0 +1,89 @@
+import type { Config, ToolPermission } from "../config/schema.ts";
+import type { ChatClient, Reasoning } from "../provider/types.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { Approver } from "../tool/approval.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import type { AskRequest, Tool, ToolHost } from "../tool/types.ts";
+import type { Engine } from "./engine.ts";
+
+/** The lead of a sub-agent, consulted by `ask` with target 'lead'. */
+export interface Lead {
+  client: ChatClient;
+  model: string;
+  task: string;
+  reasoning?: Reasoning;
+}
+
+/** Another source of tools for the per-turn view (an MCP client's imports, the delegate tool). */
+export interface ToolSource {
+  tools(): readonly Tool[];
+}
+
+/** The tools of an engine: the base registry and the sources plugged into each turn's view. */
+export interface EngineTools {
+  /** Built once from the plugins; sealed. */
+  base: ToolRegistry;
+  sources: readonly ToolSource[];
+  /** The host interface for a tool that declares `usesHost`. */
+  hostFor?(tool: Tool): ToolHost | undefined;
+}
+
+/** The human channel of the `ask` tool. */
+export type AskHuman = (request: AskRequest, signal: AbortSignal) => Promise<string | null>;
+
+/**
+ * What an engine is built from besides the runtime's config: the front-end's choices, and what a
+ * derived (child) engine changes. Config-shaped keys merge over the parent's: tool_permission per
+ * category, tools.deny added to the parent's list.
+ */
+export interface EngineOverrides {
+  system_prompt?: string;
+  mode?: "plan" | "build";
+  tool_permission?: Partial<ToolPermission>;
+  "tools.deny"?: readonly string[];
+  /** Backend and model; a model named only by an agent type or team passes the approval gate
+   * only when approved or `approveModel` is set. */
+  provider?: string;
+  model?: string;
+  modelFrom?: "flag" | "type";
+  approveModel?: boolean;
+  /** Headless engines never prompt (default true). */
+  headless?: boolean;
+  /** Answers ask-gated calls; default: denied by the policy. */
+  approver?: Approver;
+  askHuman?: AskHuman;
+  /** The session turns go to when `runTurn` names none. */
+  session?: SessionLog;
+  /** Agent type prompt (sub-agents, jobs), placed before system_prompt. */
+  typePrompt?: string;
+  lead?: Lead;
+  /** More tool sources for this engine (and its children). */
+  sources?: readonly ToolSource[];
+}
+
+/** Builds engines; the runtime layer implements it (engines derive children through it). */
+export interface EngineFactory {
+  /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
+  engine(overrides?: EngineOverrides, parent?: Engine): Promise<Engine>;
+}
+
+/** Everything an engine is made of; only the runtime layer assembles it. */
+export interface EngineDeps {
+  /** The effective config: the runtime's with this engine's overrides applied. */
+  config: Config;
+  /** Absolute, canonical worktree. */
+  worktree: string;
+  /** The worktree is trusted (`svc trust`); tools see it as `ToolContext.trusted`. */
+  trusted: boolean;
+  client: ChatClient;
+  model: string;
+  provider: string;
+  tools: EngineTools;
+  headless: boolean;
+  approver: Approver;
+  askHuman?: AskHuman;
+  lead?: Lead;
+  typePrompt?: string;
+  session?: SessionLog;
+  factory?: EngineFactory;
+}

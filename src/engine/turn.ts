@@ -1,0 +1,205 @@
+import type { ChatToolCall, Usage } from "../provider/types.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { AskRequest } from "../tool/types.ts";
+import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
+import type { Engine } from "./engine.ts";
+import { type CallEnv, runToolCalls } from "./calls.ts";
+import { buildContext } from "./context.ts";
+import { addUsage, type RoundOutcome, streamRound } from "./round.ts";
+import { turnResult } from "./result.ts";
+import { composeSystemMessages } from "./system_prompt.ts";
+import { webSearchBlock } from "./web_inject.ts";
+
+/** A turn that keeps calling tools stops after this many rounds. */
+export const MAX_ROUNDS = 64;
+
+/** One turn of an engine: prompt in, rounds of streaming and tool calls, TurnResult out. */
+export class Turn {
+  readonly #started = performance.now();
+  #errors: TurnError[] = [];
+  #records: ToolCallRecord[] = [];
+  #usage: Usage | null = null;
+  #content = "";
+  #thinking = "";
+
+  constructor(
+    readonly engine: Engine,
+    readonly session: SessionLog,
+    readonly signal: AbortSignal,
+    readonly emit: (event: EngineEvent) => void,
+  ) {}
+
+  /** Runs the turn; everything it appended is durable before the result is returned. */
+  async run(prompt: string, ask: (request: AskRequest) => Promise<string | null>) {
+    const { deps } = this.engine;
+    // The prompt is not acknowledged yet: its write may wait up to 25 ms to share the write of
+    // whatever comes next (often the answer), and is awaited before the result is returned.
+    const promptWritten = this.session.appendMessage({
+      role: "user",
+      content: prompt,
+      timestamp: new Date().toISOString(),
+    }, { deferMs: 25 });
+    promptWritten.catch(() => {}); // awaited below; this only marks the rejection as handled
+    this.emit({ type: "session", name: this.session.name });
+    const view = this.engine.toolView();
+    const offered = this.engine.offeredTools(view);
+    const env: CallEnv = {
+      deps,
+      session: this.session,
+      signal: this.signal,
+      emit: this.emit,
+      view,
+      offered: offered.map((t) => t.name),
+      memory: this.engine.approvals(this.session),
+      ask,
+    };
+    if (deps.config.web_search && !this.signal.aborted) await this.#inject(prompt, env);
+    const system = await composeSystemMessages(deps.config, deps.worktree, {
+      typePrompt: deps.typePrompt,
+    });
+    const schemas = offered.map((t) => view.schemaOf(t));
+    let status: TurnStatus | null = null;
+    for (let round = 1; status === null; round++) {
+      status = round > MAX_ROUNDS
+        ? await this.#roundLimit()
+        : await this.#round(system, schemas, env);
+    }
+    await promptWritten;
+    return await this.#finish(status);
+  }
+
+  async #inject(prompt: string, env: CallEnv): Promise<void> {
+    const block = await webSearchBlock(prompt, env);
+    if (!block) return;
+    await this.session.appendMessage({
+      role: "system",
+      content: block,
+      timestamp: new Date().toISOString(),
+    });
+  }
+
+  /** One streamed request and the tool calls it asked for; a status when the turn ends. */
+  async #round(
+    system: string[],
+    schemas: ReturnType<CallEnv["view"]["schemaOf"]>[],
+    env: CallEnv,
+  ): Promise<TurnStatus | null> {
+    const { deps } = this.engine;
+    const roundStart = performance.now();
+    const outcome = await streamRound(
+      deps.client,
+      {
+        model: deps.model,
+        messages: buildContext(system, this.session.data.messages, this.session.live),
+        tools: schemas.length ? schemas : undefined,
+        temperature: deps.config.temperature,
+        max_tokens: deps.config.max_tokens,
+        reasoning: deps.config.reasoning,
+      },
+      this.signal,
+      this.emit,
+    );
+    this.#usage = addUsage(this.#usage, outcome.usage);
+    this.#thinking += outcome.thinking;
+    const calls = outcome.completed || outcome.finishReason === "tool_calls"
+      ? outcome.toolCalls
+      : completeCallsOnly(outcome.toolCalls);
+    await this.#appendAssistant(outcome, calls, roundStart);
+    if (outcome.content) {
+      this.#content = this.#content ? `${this.#content}\n\n${outcome.content}` : outcome.content;
+    }
+    if (this.signal.aborted) return "cancelled";
+    if (outcome.error) await this.#fail(outcome.error);
+    // Tool calls that arrived before the stream broke still run; the loop continues.
+    if (outcome.error && calls.length === 0) return this.#streamFailed();
+    if (calls.length === 0) return await this.#answered(outcome);
+    this.#records.push(...await runToolCalls(calls, env));
+    return this.signal.aborted ? "cancelled" : null;
+  }
+
+  async #appendAssistant(outcome: RoundOutcome, calls: ChatToolCall[], roundStart: number) {
+    if (!outcome.content && !calls.length && !outcome.thinking) return;
+    const { deps } = this.engine;
+    await this.session.appendMessage({
+      role: "assistant",
+      content: outcome.content,
+      timestamp: new Date().toISOString(),
+      model: deps.model,
+      provider: deps.provider,
+      duration: Math.round(performance.now() - roundStart) / 1000,
+      thinking: outcome.thinking,
+      reasoning: deps.config.reasoning,
+      ...(calls.length ? { tool_calls: calls } : {}),
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
+      finish_reason: outcome.finishReason,
+      ...(outcome.completed ? {} : { partial: true }),
+    });
+  }
+
+  #streamFailed(): TurnStatus {
+    if (this.#records.length > 0) {
+      this.emit({
+        type: "warning",
+        message: "Tool results are saved in the session; send a follow-up to retry",
+      });
+    }
+    return "error";
+  }
+
+  /** The model answered without tool calls: ok, empty, or cut at the token cap. */
+  async #answered(outcome: RoundOutcome): Promise<TurnStatus> {
+    if (outcome.finishReason !== "length") return outcome.content.trim() ? "ok" : "empty";
+    const cap = this.engine.deps.config.max_tokens;
+    const message = cap > 0
+      ? `Answer cut off at the configured max_tokens cap (${cap}); raise max_tokens, or set it to 0 to use the provider default`
+      : "Answer cut off by the provider's default output limit (max_tokens is 0, so none was sent); set max_tokens to allow a longer answer";
+    this.emit({ type: "warning", message });
+    await this.#fail({ code: "max_tokens", message, at: new Date().toISOString() });
+    return "truncated";
+  }
+
+  async #roundLimit(): Promise<TurnStatus> {
+    await this.#fail({
+      code: "round_limit",
+      message: `Stopped after ${MAX_ROUNDS} rounds of tool calls`,
+    });
+    return "error";
+  }
+
+  async #fail(error: TurnError): Promise<void> {
+    this.#errors.push(error);
+    await this.session.appendError(error);
+  }
+
+  async #finish(status: TurnStatus): Promise<TurnResult> {
+    const { deps } = this.engine;
+    const result = turnResult({
+      status,
+      content: this.#content,
+      thinking: this.#thinking,
+      tool_calls: this.#records,
+      errors: this.#errors,
+      usage: this.#usage,
+      started: this.#started,
+      model: deps.model,
+      provider: deps.provider,
+      session: this.session.name,
+    });
+    // Everything this turn appended is durable before anyone sees the result.
+    await this.session.sync();
+    this.emit({ type: "done", result });
+    return result;
+  }
+}
+
+/** Drops tool calls whose argument JSON was cut off mid-stream. */
+function completeCallsOnly(calls: ChatToolCall[]): ChatToolCall[] {
+  return calls.filter((call) => {
+    try {
+      JSON.parse(call.function.arguments || "{}");
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,59 @@
+import type { Config } from "../config/schema.ts";
+import { approvalGate, type Connection, resolveConnection } from "../provider/connect.ts";
+import { createChatClient } from "../provider/sse_client.ts";
+import type { ChatClient } from "../provider/types.ts";
+import type { ProviderDef } from "../shared/types.ts";
+
+/** Another backend or model than the config's: where it comes from decides the approval gate. */
+export interface ModelChoice {
+  provider?: string;
+  model?: string;
+  /** `flag`: an explicit `--model` (approves and records); `type`: named by an agent type or
+   * team (refused unless approved or `approveModel`). */
+  modelFrom?: "flag" | "type";
+  approveModel?: boolean;
+}
+
+/** A resolved connection and its chat client. */
+export interface ConnectedModel extends Connection {
+  client: ChatClient;
+}
+
+/**
+ * Resolves provider, base address, model and key (resolveConnection), passes the model
+ * approval gate, and opens a chat client with the config's stream settings.
+ */
+export async function connectModel(
+  config: Config,
+  providers: readonly ProviderDef[],
+  options: ModelChoice & { explicit: boolean; untrustedBaseUrlFile?: string },
+): Promise<ConnectedModel> {
+  const other = Boolean(options.provider || options.model);
+  const keepsBaseUrl = !options.provider;
+  const connection = await resolveConnection(
+    {
+      provider: options.provider ?? config.provider,
+      base_url: keepsBaseUrl ? config.base_url : undefined,
+      model: options.model ?? config.model,
+    },
+    providers,
+    keepsBaseUrl ? { untrustedBaseUrlFile: options.untrustedBaseUrlFile } : {},
+  );
+  await approvalGate({
+    provider: connection.provider,
+    model: connection.model,
+    explicit: options.explicit,
+    referencedByType: other && options.modelFrom !== "flag",
+    approveModel: Boolean(options.approveModel),
+  });
+  const client = createChatClient({
+    provider: connection.provider,
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    headers: connection.headers,
+    streamRetries: config.stream_retries,
+    retryDelay: config.stream_retry_delay,
+    idleTimeout: config.stream_idle_timeout,
+  });
+  return { ...connection, client };
+}

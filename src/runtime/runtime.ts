@@ -1,0 +1,192 @@
+import { loadConfigReport, type LoadedConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { askTool } from "../engine/ask.ts";
+import type { EngineFactory, EngineOverrides, ToolSource } from "../engine/deps.ts";
+import { Engine } from "../engine/engine.ts";
+import { emptyLoadResult, loadPlugins, type LoadResult } from "../plugin/load.ts";
+import type { Connection } from "../provider/connect.ts";
+import { SessionStore } from "../session/store.ts";
+import { denyAll } from "../tool/approval.ts";
+import { ToolRegistry } from "../tool/registry.ts";
+import { ToolSet } from "../tool/tool_set.ts";
+import type { Tool, ToolHost } from "../tool/types.ts";
+import { type ConnectedModel, connectModel, type ModelChoice } from "./connection.ts";
+import { applyOverrides } from "./overrides.ts";
+import { resolveWorktree } from "./worktree.ts";
+
+/** What a front-end loads a runtime from: the worktree and the backend flags. */
+export interface RuntimeInit {
+  /** Worktree (`--path`); default the current directory. */
+  path?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  /** `--approve-model`: approve a model that an agent type or team names. */
+  approveModel?: boolean;
+}
+
+/** A runtime assembled from parts already in memory (tests, eval trials, embedding). */
+export interface RuntimeParts {
+  worktree: string;
+  config: Config;
+  trusted?: boolean;
+  tools: readonly Tool[];
+  /** Owner (plugin name) of each tool, for the host interface; default the tool's own name. */
+  owners?: ReadonlyMap<string, string>;
+  plugins?: LoadResult;
+  sessions?: SessionStore;
+  /** A connection already resolved; without one, `connect` resolves from the config. */
+  connection?: ConnectedModel;
+  warnings?: string[];
+  init?: RuntimeInit;
+  loaded?: Pick<LoadedConfig, "untrustedBaseUrlFile">;
+}
+
+/**
+ * The composition root every front-end uses: one worktree's config, plugins, base tool registry
+ * and session store, loaded once; connections (the model approval gate included) and engines
+ * built from overrides. Tools added at run time (`ToolSet`) live as long as the runtime.
+ */
+export class Runtime implements EngineFactory {
+  readonly worktree: string;
+  readonly config: Config;
+  readonly trusted: boolean;
+  /** The base tool registry, built once from the plugins; sealed. */
+  readonly registry: ToolRegistry;
+  /** Tools added at run time through the host interface. */
+  readonly added: ToolSet;
+  readonly plugins: LoadResult;
+  readonly warnings: string[];
+  readonly init: RuntimeInit;
+  #sessions?: SessionStore;
+  #owners: ReadonlyMap<string, string>;
+  #connections = new Map<string, Promise<ConnectedModel>>();
+  #untrustedBaseUrlFile?: string;
+
+  constructor(parts: RuntimeParts) {
+    this.worktree = parts.worktree;
+    this.config = parts.config;
+    this.trusted = parts.trusted ?? false;
+    this.registry = new ToolRegistry();
+    this.registry.add(askTool);
+    for (const tool of parts.tools) this.registry.add(tool);
+    this.registry.seal();
+    this.added = new ToolSet((name) => this.registry.resolve(name) !== undefined);
+    this.#owners = parts.owners ?? new Map();
+    this.plugins = parts.plugins ?? emptyLoadResult();
+    this.#sessions = parts.sessions;
+    this.warnings = parts.warnings ?? [];
+    this.init = parts.init ?? {};
+    this.#untrustedBaseUrlFile = parts.loaded?.untrustedBaseUrlFile;
+    if (parts.connection) this.#connections.set("", Promise.resolve(parts.connection));
+  }
+
+  /** Loads a worktree's config (with the flags as overrides), plugins and session store. */
+  static async load(init: RuntimeInit = {}): Promise<Runtime> {
+    const worktree = resolveWorktree(init.path);
+    const overrides: Record<string, unknown> = {};
+    if (init.provider) overrides.provider = init.provider;
+    if (init.model) overrides.model = init.model;
+    if (init.baseUrl) overrides.base_url = init.baseUrl;
+    if (init.provider && !init.baseUrl) overrides.base_url = undefined;
+    const loaded = await loadConfigReport(worktree, overrides);
+    const { config, trusted } = loaded;
+    const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+    const warnings = [
+      ...loaded.warnings,
+      ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
+        .map((p) => `plugin ${p.name}: ${p.message}`),
+    ];
+    return new Runtime({
+      worktree,
+      config,
+      trusted,
+      tools: plugins.tools,
+      owners: plugins.owners,
+      plugins,
+      sessions: new SessionStore(worktree, { confine: !trusted }),
+      warnings,
+      init,
+      loaded,
+    });
+  }
+
+  /** The worktree's sessions (`.svc/sessions`). */
+  get sessions(): SessionStore {
+    return this.#sessions ??= new SessionStore(this.worktree, { confine: !this.trusted });
+  }
+
+  /** Tools of the base registry plus those added at run time. */
+  get source(): ToolSource {
+    return { tools: () => this.added.tools() };
+  }
+
+  /** The tool view outside a turn (served MCP calls): base plus added tools, now. */
+  toolView(): ToolRegistry {
+    const extra = this.added.tools();
+    return extra.length ? this.registry.with(extra) : this.registry;
+  }
+
+  /** The host interface of a tool's plugin: it adds and removes only that plugin's tools. */
+  hostFor(tool: Tool): ToolHost {
+    return this.added.host(this.#owners.get(tool.name) ?? tool.name);
+  }
+
+  /**
+   * A connection to a model backend with the approval gate passed: the config's (with the
+   * runtime's flags), or another provider or model. Resolved once per choice.
+   */
+  connect(choice: ModelChoice = {}): Promise<ConnectedModel> {
+    const key = choice.provider || choice.model ? JSON.stringify(choice) : "";
+    let connected = this.#connections.get(key);
+    if (!connected) {
+      connected = connectModel(this.config, this.plugins.providers, {
+        ...choice,
+        explicit: key === "" ? Boolean(this.init.model) : choice.modelFrom === "flag",
+        approveModel: choice.approveModel ?? this.init.approveModel,
+        untrustedBaseUrlFile: this.#untrustedBaseUrlFile,
+      });
+      connected.catch(() => this.#connections.delete(key));
+      this.#connections.set(key, connected);
+    }
+    return connected;
+  }
+
+  /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
+  async engine(overrides: EngineOverrides = {}, parent?: Engine): Promise<Engine> {
+    const newModel = Boolean(overrides.provider || overrides.model);
+    const connection: Pick<Connection, "provider" | "model"> & Pick<ConnectedModel, "client"> =
+      newModel || !parent
+        ? await this.connect(
+          newModel
+            ? {
+              provider: overrides.provider,
+              model: overrides.model,
+              modelFrom: overrides.modelFrom ?? "type",
+              approveModel: overrides.approveModel,
+            }
+            : {},
+        )
+        : parent.deps;
+    return new Engine({
+      config: applyOverrides(parent?.deps.config ?? this.config, overrides),
+      worktree: this.worktree,
+      trusted: this.trusted,
+      client: connection.client,
+      model: connection.model,
+      provider: connection.provider,
+      tools: {
+        base: this.registry,
+        sources: [...(parent?.deps.tools.sources ?? [this.source]), ...(overrides.sources ?? [])],
+        hostFor: (tool) => this.hostFor(tool),
+      },
+      headless: overrides.headless ?? parent?.deps.headless ?? true,
+      approver: overrides.approver ?? denyAll,
+      askHuman: overrides.askHuman ?? parent?.deps.askHuman,
+      lead: overrides.lead,
+      typePrompt: overrides.typePrompt,
+      session: overrides.session,
+      factory: this,
+    });
+  }
+}

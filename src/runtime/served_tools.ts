@@ -1,0 +1,79 @@
+import type { ServiceToolInfo, ServiceToolResult, ServiceTools } from "../plugin/api.ts";
+import type { PermissionRecord } from "../shared/types.ts";
+import { type Approver, fixedApprover } from "../tool/approval.ts";
+import { toolContext } from "../tool/context.ts";
+import { invokeTool } from "../tool/invoke.ts";
+import { offeredTools } from "../tool/judge.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** The session name tools see for served calls (web results are kept per session name). */
+export const SERVED_SESSION = "mcp";
+
+/** How served calls are serialized and audited. */
+export interface ServeToolsOptions {
+  /** Runs a tool under the server's lock (shared with /chat turns); default runs it directly. */
+  serialize?: <T>(fn: () => Promise<T>, signal: AbortSignal) => Promise<T>;
+  /** Receives the audit record of every call, refusals included. */
+  audit(record: PermissionRecord): Promise<void>;
+  /** Aborted when the server shuts down: running tools are cancelled like a turn. */
+  shutdown?: AbortSignal;
+}
+
+/**
+ * The runtime's policy-filtered tools, served to external clients (MCP). Each call goes through
+ * the one invocation path: deny is refused, ask runs only when `mcp_server.allow_ask` is true
+ * (the client confirms, and the audit says so), allow runs. No session is written.
+ */
+export function servedTools(runtime: Runtime, options: ServeToolsOptions): ServiceTools {
+  const approver: Approver = runtime.config["mcp_server.allow_ask"]
+    ? fixedApprover({ answer: "once", by: "client" })
+    : (request) =>
+      Promise.resolve({
+        answer: "deny",
+        by: "policy",
+        message:
+          `Error: ${request.tool} needs confirmation (${request.reason}) and mcp_server.allow_ask is false`,
+      });
+  return {
+    list: (): ServiceToolInfo[] => {
+      const view = runtime.toolView();
+      return offeredTools(view, runtime).map((tool) => ({
+        name: tool.name,
+        category: tool.category,
+        description: tool.description,
+        inputSchema: view.schemaOf(tool).function.parameters,
+      }));
+    },
+    async call(name, args, requestSignal): Promise<ServiceToolResult> {
+      const signal = options.shutdown
+        ? AbortSignal.any([requestSignal, options.shutdown])
+        : requestSignal;
+      const view = runtime.toolView();
+      const inv = await invokeTool({
+        id: `mcp_${crypto.randomUUID().slice(0, 8)}`,
+        name,
+        arguments: JSON.stringify(args ?? {}),
+      }, {
+        view,
+        offered: offeredTools(view, runtime).map((t) => t.name),
+        scope: runtime,
+        approver,
+        session: SERVED_SESSION,
+        signal,
+        exclusive: options.serialize && ((fn) => options.serialize!(fn, signal)),
+        context: (tool) =>
+          toolContext({
+            worktree: runtime.worktree,
+            config: runtime.config,
+            trusted: runtime.trusted,
+            headless: true,
+            session: SERVED_SESSION,
+            signal,
+            host: tool.usesHost ? runtime.hostFor(tool) : undefined,
+          }),
+        audit: (inv) => options.audit(inv.audit),
+      });
+      return { content: inv.content, ok: inv.ok };
+    },
+  };
+}

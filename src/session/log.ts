@@ -1,0 +1,36 @@
+import type { PermissionRecord, TurnError } from "../shared/types.ts";
+import type { SessionData, SessionMessage } from "./types.ts";
+
+/** Options of an appended message. */
+export interface AppendOptions {
+  /**
+   * What the provider should keep seeing when the stored content of a tool message was shaped
+   * (noise_tools, session_tool_max_chars).
+   */
+  live?: string;
+  /** Let the write wait this long for other appends to share it. */
+  deferMs?: number;
+}
+
+/**
+ * The session an engine writes to: an append-only log. `Session` keeps it in
+ * `.svc/sessions/<name>.json`; `MemorySession` keeps it in memory (eval trials, tests).
+ */
+export interface SessionLog {
+  readonly name: string;
+  /** Where the log is stored; null for an in-memory session. */
+  readonly path: string | null;
+  /** The document; treat as read-only. */
+  readonly data: Readonly<SessionData>;
+  /** Full tool results by call id, where the stored copy was shaped. */
+  readonly live: ReadonlyMap<string, string>;
+  /** Appends a message; resolves once it is stored. */
+  appendMessage(message: SessionMessage, options?: AppendOptions): Promise<void>;
+  appendError(error: TurnError): Promise<void>;
+  appendPermission(record: PermissionRecord): Promise<void>;
+  addSubSession(name: string): Promise<void>;
+  /** Renames the log (first-message naming); a taken name gets `_2`, `_3`, ... */
+  rename(name: string): Promise<void>;
+  /** Makes every append so far durable; rejects with the last failed write, once. */
+  sync(): Promise<void>;
+}

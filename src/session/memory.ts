@@ -1,0 +1,64 @@
+import type { PermissionRecord, TurnError } from "../shared/types.ts";
+import type { AppendOptions, SessionLog } from "./log.ts";
+import type { SessionData, SessionMessage } from "./types.ts";
+
+/** A session kept only in memory: nothing is written (eval trials, tests, dry runs). */
+export class MemorySession implements SessionLog {
+  readonly path = null;
+  readonly live = new Map<string, string>();
+  #data: SessionData;
+
+  constructor(name: string, extra: { parent_id?: string } = {}) {
+    const now = new Date().toISOString();
+    this.#data = {
+      name,
+      created_at: now,
+      updated_at: now,
+      ...(extra.parent_id ? { parent_id: extra.parent_id } : {}),
+      messages: [],
+      errors: [],
+      permissions: [],
+    };
+  }
+
+  get name(): string {
+    return this.#data.name;
+  }
+
+  get data(): Readonly<SessionData> {
+    return this.#data;
+  }
+
+  appendMessage(message: SessionMessage, options: AppendOptions = {}): Promise<void> {
+    if (options.live !== undefined && message.tool_call_id && options.live !== message.content) {
+      this.live.set(message.tool_call_id, options.live);
+    }
+    return this.#touch(() => this.#data.messages.push(message));
+  }
+
+  appendError(error: TurnError): Promise<void> {
+    return this.#touch(() => this.#data.errors.push(error));
+  }
+
+  appendPermission(record: PermissionRecord): Promise<void> {
+    return this.#touch(() => this.#data.permissions.push(record));
+  }
+
+  addSubSession(name: string): Promise<void> {
+    return this.#touch(() => this.#data.sub_sessions = [...(this.#data.sub_sessions ?? []), name]);
+  }
+
+  rename(name: string): Promise<void> {
+    return this.#touch(() => this.#data.name = name);
+  }
+
+  sync(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #touch(mutate: () => unknown): Promise<void> {
+    mutate();
+    this.#data.updated_at = new Date().toISOString();
+    return Promise.resolve();
+  }
+}

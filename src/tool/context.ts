@@ -1,0 +1,32 @@
+import type { Config } from "../config/schema.ts";
+import type { AskRequest, ToolContext, ToolHost } from "./types.ts";
+
+/** What every tool context is made of; the one place a ToolContext is built. */
+export interface ContextParts {
+  worktree: string;
+  config: Readonly<Config>;
+  trusted: boolean;
+  headless: boolean;
+  /** Session name the tools see (web results are kept per session name). */
+  session: string;
+  signal: AbortSignal;
+  ask?: (request: AskRequest) => Promise<string | null>;
+  status?: (line: string) => void;
+  /** Given to tools that declare `usesHost`. */
+  host?: ToolHost;
+}
+
+/** Builds the ToolContext handed to a tool's `run`. */
+export function toolContext(parts: ContextParts): ToolContext {
+  return {
+    worktree: parts.worktree,
+    signal: parts.signal,
+    config: parts.config,
+    session: parts.session,
+    headless: parts.headless,
+    ask: parts.ask ?? (() => Promise.resolve(null)),
+    status: parts.status ?? (() => {}),
+    trusted: parts.trusted,
+    ...(parts.host ? { host: parts.host } : {}),
+  };
+}

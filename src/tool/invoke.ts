@@ -1,0 +1,190 @@
+/**
+ * The one tool-invocation path: normalize, decide, approve, run, cap, audit. The agent loop, the
+ * MCP server, the web_search injection and the REPL's `/tool` all call `invokeTool`, so the same
+ * call gets the same verdict and the same audit record everywhere.
+ */
+import type { Action, PermissionRecord } from "../shared/types.ts";
+import type { Approval, ApprovalMemory, Approver } from "./approval.ts";
+import { judgeToolCall, type PolicyScope } from "./judge.ts";
+import { normalizeToolCall } from "./normalize.ts";
+import type { ToolRegistry } from "./registry.ts";
+import { truncateAtLine } from "./text.ts";
+import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+
+/** The result fed back when an ask-gated call is not approved or the run was cancelled. */
+export const CANCELLED = "[cancelled]";
+
+/** A tool call as it arrives: the model's (or a client's) name and raw JSON arguments. */
+export interface ToolCallInput {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Everything one invocation needs from its caller. */
+export interface InvokeEnv {
+  /** The tools of this turn (or request) and the canonical names offered from them. */
+  view: ToolRegistry;
+  offered: readonly string[];
+  scope: PolicyScope;
+  approver: Approver;
+  /** The session's remembered `always` answers; absent where nothing is remembered. */
+  memory?: ApprovalMemory;
+  /** Session name shown to approvers. */
+  session: string;
+  signal: AbortSignal;
+  /** The context of the chosen tool, built with `toolContext` from the caller's parts. */
+  context(tool: Tool): ToolContext;
+  /** Persists the invocation's audit record (and whatever else the caller keeps); awaited. */
+  audit(invocation: Invocation): Promise<void>;
+  onStart?(name: string, args: Record<string, unknown>): void;
+  /** The capped result, before it is audited (front-ends render it). */
+  onEnd?(invocation: Invocation): void;
+  /** Set when the call must not run at all (for example past the per-round limit). */
+  refusal?: string;
+  /** Runs the tool under the caller's lock (a server shared with /chat turns). */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** What happened to one call. `content` is capped at tool_max_result_chars. */
+export interface Invocation {
+  id: string;
+  /** Canonical name when the tool resolved, else the name as called. */
+  name: string;
+  args: Record<string, unknown>;
+  tool?: Tool;
+  decision: Action | "cancelled";
+  ok: boolean;
+  content: string;
+  /** One-line status for the front-end; not sent to the model. */
+  status?: string;
+  audit: PermissionRecord;
+  /** Seconds. */
+  duration: number;
+}
+
+/** Runs one tool call through the single path. Never throws for tool or model errors. */
+export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<Invocation> {
+  const started = performance.now();
+  const normalized = normalizeToolCall(env.view, call.name, call.arguments, env.offered);
+  const inv: Invocation = {
+    id: call.id,
+    name: normalized.tool?.name ?? call.name,
+    args: normalized.ok ? normalized.args : {},
+    tool: normalized.tool,
+    decision: "deny",
+    ok: false,
+    content: "",
+    audit: {
+      at: new Date().toISOString(),
+      call_id: call.id,
+      tool: normalized.tool?.name ?? call.name,
+      category: normalized.tool?.category ?? "unknown",
+      action: "deny",
+      outcome: "denied",
+      by: "policy",
+      reason: "",
+    },
+    duration: 0,
+  };
+  env.onStart?.(inv.name, inv.args);
+  if (env.refusal) {
+    inv.content = `Error: not run: ${env.refusal}`;
+    inv.audit.reason = env.refusal;
+  } else if (!normalized.ok) {
+    inv.content = normalized.error;
+    inv.audit.reason = normalized.tool ? "invalid arguments" : "unknown tool";
+  } else {
+    await decideAndRun(normalized.tool, inv, env);
+  }
+  inv.content = truncateAtLine(
+    inv.content,
+    env.scope.config.tool_max_result_chars,
+    "the result exceeded tool_max_result_chars; narrow the request",
+  );
+  inv.duration = Math.round(performance.now() - started) / 1000;
+  env.onEnd?.(inv);
+  await env.audit(inv);
+  return inv;
+}
+
+/** Policy verdict, approval and execution of a normalized call; fills `inv`. */
+async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promise<void> {
+  const verdict = judgeToolCall(tool, inv.args, env.scope);
+  inv.decision = verdict.action;
+  inv.audit.action = verdict.action;
+  inv.audit.reason = verdict.reason;
+  if (verdict.action === "deny") {
+    inv.content = `Error: ${tool.name} is not permitted (${verdict.reason})`;
+    return;
+  }
+  let approval: Approval | null = null;
+  if (verdict.action === "ask") {
+    approval = await approve(tool, inv, verdict.reason, env);
+    if (approval.answer === "deny") {
+      inv.content = approval.message ?? CANCELLED;
+      inv.audit.outcome = approval.by === "policy" ? "denied" : "rejected";
+      inv.audit.by = approval.by;
+      return markCancelled(inv, env.signal);
+    }
+    inv.audit.outcome = "approved";
+    inv.audit.by = approval.by;
+    inv.audit.scope = approval.answer;
+  } else inv.audit.outcome = "allowed";
+  if (env.signal.aborted) return markCancelled(inv, env.signal);
+  const run = () => runTool(tool, inv.args, env.context(tool));
+  const output = env.exclusive
+    ? await env.exclusive(run).catch((err): ToolOutput => ({
+      content: env.signal.aborted ? CANCELLED : `Error: not run: ${(err as Error).message}`,
+      ok: false,
+    }))
+    : await run();
+  inv.content = output.content;
+  inv.ok = output.ok !== false;
+  inv.status = output.status;
+  // A tool cancelled mid-run keeps what it said (partial output is still output).
+  if (env.signal.aborted) markCancelled(inv, env.signal, inv.content);
+}
+
+/** The session's remembered `always`, else the approver's answer (remembered when `always`). */
+async function approve(
+  tool: Tool,
+  inv: Invocation,
+  reason: string,
+  env: InvokeEnv,
+): Promise<Approval> {
+  const request = { tool: tool.name, category: tool.category, args: inv.args, reason };
+  const remembered = env.memory?.granted(request);
+  if (remembered) {
+    inv.audit.remembered = true;
+    return { answer: "always", by: remembered };
+  }
+  if (env.signal.aborted) return { answer: "deny", by: "policy" };
+  const approval = await env.approver({ ...request, session: env.session }, env.signal)
+    .catch((): Approval => ({ answer: "deny", by: "policy" }));
+  if (approval.answer === "always") env.memory?.remember(request, approval.by);
+  return approval;
+}
+
+/** After an abort: decision and outcome `cancelled`, content `kept` or `[cancelled]`. */
+function markCancelled(inv: Invocation, signal: AbortSignal, kept = ""): void {
+  if (!signal.aborted) return;
+  inv.decision = "cancelled";
+  inv.audit.outcome = "cancelled";
+  inv.content = kept || CANCELLED;
+}
+
+/** Runs a tool; a throw becomes an error result (or `[cancelled]` after an abort). */
+async function runTool(
+  tool: Tool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolOutput> {
+  try {
+    const out = await tool.run(args, ctx);
+    return typeof out === "string" ? { content: out } : out;
+  } catch (err) {
+    if (ctx.signal.aborted) return { content: CANCELLED, ok: false };
+    return { content: `Error: tool failed: ${(err as Error).message}`, ok: false };
+  }
+}
