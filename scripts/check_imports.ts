@@ -1,77 +1,225 @@
 /**
- * Enforces DESIGN.md's import directions and the version pin:
- * cli -> front-ends -> engine -> {provider, tool, policy, session, catalog} -> util.
- * Nothing imports cli; the engine and lower layers never import a front-end; front-ends never
- * import each other; plugins import only src/plugin/api.ts and src/tool/.
+ * Enforces the layer order of docs/architecture.md ("Layers") and the version pin. A file in
+ * src/ may import only from its own layer or the layers below it; front-ends share a rank and
+ * never import each other; files in src/ import no file in a cycle; plugins import only their own
+ * files, src/plugin/api.ts and src/tool/; nothing in src/ imports plugins/. Static, type-only,
+ * re-exporting and dynamic imports all count.
  */
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { importSpecifiers } from "./import_specifiers.ts";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const FRONT = ["repl", "http", "mcp", "jobs", "fleet", "eval"];
-const LOWER = [
-  "engine",
-  "provider",
-  "tool",
-  "policy",
-  "session",
-  "catalog",
-  "config",
-  "util",
-  "plugin",
+/** The layers from the bottom up; `main` is main.ts, and src/version.ts belongs to `shared`. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["shared"],
+  ["util"],
+  ["config"],
+  ["policy"],
+  ["tool"],
+  ["provider"],
+  ["session"],
+  ["plugin"],
+  ["catalog"],
+  ["engine"],
+  ["runtime"],
+  ["http", "mcp", "repl", "jobs", "fleet", "eval"],
+  ["cli"],
+  ["main"],
 ];
-const problems: string[] = [];
 
-async function* files(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory && entry.name !== "node_modules" && !entry.name.startsWith(".")) {
-      yield* files(path);
-    } else if (entry.isFile && path.endsWith(".ts")) yield path;
+const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
+const CODE = /\.[cm]?[jt]sx?$/;
+
+/** Every problem in the tree at `root`, in a stable order; an empty list means all is well. */
+export async function checkTree(root: string): Promise<string[]> {
+  const problems = await unknownLayers(root);
+  const files = [
+    ...await codeFiles(root, "src"),
+    ...(await codeFiles(root, "plugins")).filter((file) => file.split("/")[2] !== "tests"),
+    ...await codeFiles(root, "main.ts"),
+  ];
+  const texts = await Promise.all(files.map((file) => Deno.readTextFile(join(root, file))));
+  const graph = new Map<string, string[]>();
+  files.forEach((file, index) => {
+    const targets = new Set<string>();
+    for (const specifier of importSpecifiers(texts[index])) {
+      if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;
+      const target = relative(root, resolve(root, dirname(file), specifier));
+      if (targets.has(target)) continue;
+      targets.add(target);
+      const why = forbidden(file, target);
+      if (why) problems.push(`${file} imports ${target}: ${why}`);
+    }
+    graph.set(file, [...targets]);
+  });
+  problems.push(...cycles(graph), ...await versionPin(root));
+  return problems;
+}
+
+/** Why `file` may not import `target`, or undefined when it may. */
+function forbidden(file: string, target: string): string | undefined {
+  const [top, plugin] = file.split("/");
+  if (top === "plugins") {
+    const own = target.startsWith(`plugins/${plugin}/`);
+    if (own || target === "src/plugin/api.ts" || target.startsWith("src/tool/")) return undefined;
+    return "plugins import only their own files, src/plugin/api.ts and src/tool/";
   }
+  if (target.startsWith("plugins/")) {
+    return "src/ never imports plugins/; svc loads plugins through src/plugin/";
+  }
+  if (!target.startsWith("src/")) return "src/ imports only from src/";
+  const from = layerOf(file);
+  const to = layerOf(target);
+  const fromRank = RANK.get(from);
+  const toRank = RANK.get(to);
+  if (fromRank === undefined || toRank === undefined) return undefined; // reported once, as a folder
+  if (toRank > fromRank) {
+    return `${from} (rank ${fromRank}) may not import ${to} (rank ${toRank}); ` +
+      "move the shared type to src/shared/";
+  }
+  if (toRank === fromRank && to !== from) {
+    return `front-ends never import each other (${from} and ${to} share rank ${fromRank}); ` +
+      "move the shared code down to src/runtime/ or below";
+  }
+  return undefined;
 }
 
-function layer(path: string): string {
-  const rel = relative(root, path).split("/");
-  if (rel[0] === "plugins") return `plugin:${rel[1]}`;
-  if (rel[0] === "src") return rel.length > 2 ? rel[1] : "src";
-  return rel[0];
+/** The layer a file belongs to: its folder under src/, `shared` for src/version.ts, `main`. */
+function layerOf(file: string): string {
+  if (file === "main.ts") return "main";
+  if (file === "src/version.ts") return "shared";
+  const parts = file.split("/");
+  return parts.length > 2 ? parts[1] : file;
 }
 
-for (const top of ["src", "plugins"]) {
-  for await (const file of files(join(root, top))) {
-    if (file.includes("/tests/")) continue;
-    const from = layer(file);
-    const text = await Deno.readTextFile(file);
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)) {
-      const target = resolve(dirname(file), match[1]);
-      const to = layer(target);
-      const rel = relative(root, target);
-      const say = (why: string) => problems.push(`${relative(root, file)} imports ${rel}: ${why}`);
-      if (to === from) continue;
-      if (to === "cli") say("nothing imports src/cli");
-      else if (from.startsWith("plugin:")) {
-        if (!(rel === "src/plugin/api.ts" || rel.startsWith("src/tool/"))) {
-          say("plugins import only src/plugin/api.ts and src/tool/");
-        }
-      } else if (LOWER.includes(from) && FRONT.includes(to)) {
-        say("lower layers never import a front-end");
-      } else if (FRONT.includes(from) && FRONT.includes(to)) {
-        say("front-ends never import each other");
-      } else if (to.startsWith("plugin:") && !from.startsWith("plugin:")) {
-        say("src never imports a plugin");
+/** Folders and loose files under src/ that the layer order does not name. */
+async function unknownLayers(root: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const entry of await sortedEntries(join(root, "src"))) {
+    const path = `src/${entry.name}`;
+    if (entry.isDirectory && !RANK.has(entry.name)) {
+      problems.push(
+        `${path} is not in the layer order; add it to LAYERS in scripts/check_imports.ts and ` +
+          "docs/architecture.md",
+      );
+    } else if (entry.isFile && CODE.test(entry.name) && path !== "src/version.ts") {
+      problems.push(`${path} is not in the layer order; move it into a layer folder under src/`);
+    }
+  }
+  return problems;
+}
+
+/** The code files at or under `path` (relative to root), sorted, as paths relative to root. */
+async function codeFiles(root: string, path: string): Promise<string[]> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(join(root, path));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+  if (info.isFile) return CODE.test(path) ? [path] : [];
+  const found: string[] = [];
+  for (const entry of await sortedEntries(join(root, path))) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.isDirectory) found.push(...await codeFiles(root, `${path}/${entry.name}`));
+    else if (entry.isFile && CODE.test(entry.name)) found.push(`${path}/${entry.name}`);
+  }
+  return found;
+}
+
+async function sortedEntries(dir: string): Promise<Deno.DirEntry[]> {
+  const entries = await Array.fromAsync(Deno.readDir(dir));
+  return entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** One problem per knot of files in src/ that import each other, naming a cycle through it. */
+function cycles(graph: Map<string, string[]>): string[] {
+  const inSrc = (file: string) => file.startsWith("src/") && graph.has(file);
+  const problems: string[] = [];
+  for (const knot of stronglyConnected(graph, inSrc)) {
+    const start = knot[0];
+    if (knot.length === 1 && !graph.get(start)!.includes(start)) continue;
+    const members = new Set(knot);
+    const path = shortestCycle(start, (file) => graph.get(file)!.filter((t) => members.has(t)));
+    const rest = knot.filter((file) => !path.includes(file));
+    problems.push(
+      `import cycle: ${[...path, start].join(" -> ")}` +
+        (rest.length ? ` (the same knot also holds ${rest.join(", ")})` : "") +
+        "; move what both sides need into one of them or a third file",
+    );
+  }
+  return problems;
+}
+
+/** Tarjan's strongly connected components among the files `keep` accepts; each sorted. */
+function stronglyConnected(
+  graph: Map<string, string[]>,
+  keep: (file: string) => boolean,
+): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file)!.filter(keep)) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    components.push(component.sort());
+  };
+  for (const file of [...graph.keys()].filter(keep)) if (!index.has(file)) visit(file);
+  return components.sort((a, b) => a[0] < b[0] ? -1 : 1);
+}
+
+/** The files of a shortest path from `start` back to itself, `start` first. */
+function shortestCycle(start: string, next: (file: string) => string[]): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (const file of queue) {
+    for (const target of next(file)) {
+      if (target === start) {
+        const path = [file];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0])!);
+        return path;
+      }
+      if (!cameFrom.has(target)) {
+        cameFrom.set(target, file);
+        queue.push(target);
       }
     }
   }
+  return [start];
 }
 
-const denoJson = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-const versionTs = await Deno.readTextFile(join(root, "src/version.ts"));
-if (!versionTs.includes(`"${denoJson.version}"`)) {
-  problems.push(`src/version.ts does not hold deno.json's version ${denoJson.version}`);
+/** src/version.ts must hold deno.json's version. */
+async function versionPin(root: string): Promise<string[]> {
+  const denoJson = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+  const versionTs = await Deno.readTextFile(join(root, "src/version.ts"));
+  if (versionTs.includes(`"${denoJson.version}"`)) return [];
+  return [`src/version.ts does not hold deno.json's version ${denoJson.version}`];
 }
 
-if (problems.length) {
-  console.error(problems.join("\n"));
-  Deno.exit(1);
+if (import.meta.main) {
+  const problems = await checkTree(fileURLToPath(new URL("..", import.meta.url)));
+  if (problems.length) {
+    console.error(problems.join("\n"));
+    Deno.exit(1);
+  }
+  console.log("import directions ok");
 }
-console.log("import directions ok");

@@ -4,7 +4,13 @@ import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
-import type { ConfigScope } from "./config_cmd.ts";
+
+/** Flags shared by the `svc config` subcommands. */
+export interface ConfigScope {
+  global?: boolean;
+  path?: string;
+  json?: boolean;
+}
 
 const KEYS = Object.keys(ConfigSchema.shape);
 

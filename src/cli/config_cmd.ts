@@ -1,11 +1,5 @@
 import { Command } from "commander";
-
-/** Flags shared by the `svc config` subcommands. */
-export interface ConfigScope {
-  global?: boolean;
-  path?: string;
-  json?: boolean;
-}
+import type { ConfigScope } from "./config_action.ts";
 
 /** `svc config`: list, get, set, unset and locate configuration keys. */
 export function configCommand(setExit: (code: number) => void): Command {

@@ -4,7 +4,16 @@ import { planConnect, probeConnection, saveConnection } from "../provider/connec
 import { CORE_PROVIDERS } from "../provider/table.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { writeConfigKeys } from "./config_action.ts";
-import type { ConnectFlags } from "./connect_cmd.ts";
+
+/** Flags of `svc connect`. */
+export interface ConnectFlags {
+  keyStdin?: boolean;
+  check: boolean;
+  saveAnyway?: boolean;
+  global?: boolean;
+  path?: string;
+  json?: boolean;
+}
 
 /** Runs `svc connect`; returns the exit code. */
 export async function connect(

@@ -1,14 +1,5 @@
 import { Command } from "commander";
-
-/** Flags of `svc connect`. */
-export interface ConnectFlags {
-  keyStdin?: boolean;
-  check: boolean;
-  saveAnyway?: boolean;
-  global?: boolean;
-  path?: string;
-  json?: boolean;
-}
+import type { ConnectFlags } from "./connect_action.ts";
 
 /** `svc connect`: the shell face of the REPL's `/connect`. */
 export function connectCommand(setExit: (code: number) => void): Command {

@@ -1,11 +1,32 @@
-import type { EngineEvent } from "../engine/events.ts";
+import type { EngineEvent, TurnResult } from "../engine/events.ts";
 import { turnResult } from "../engine/result.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import { renderTextEvent } from "./render_text.ts";
-import { exitCodeFor, type RunFlags } from "./run_cmd.ts";
+
+/** Flags of `svc run`. */
+export interface RunFlags {
+  prompt?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  output: "json" | "text";
+  verbose?: boolean;
+  sessionId?: string;
+  yes?: boolean;
+  no?: boolean;
+  approveModel?: boolean;
+  path?: string;
+}
+
+/** Exit code of `svc run` for a turn status. */
+function exitCodeFor(status: TurnResult["status"]): number {
+  if (status === "ok" || status === "truncated") return 0;
+  if (status === "cancelled") return 130;
+  return 1;
+}
 
 /** A prompt read from standard input past this size is refused (no model takes it anyway). */
 export const MAX_PROMPT_BYTES = 16 << 20;

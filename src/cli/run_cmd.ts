@@ -1,27 +1,5 @@
 import { Command, Option } from "commander";
-import type { TurnResult } from "../engine/events.ts";
-
-/** Flags of `svc run`. */
-export interface RunFlags {
-  prompt?: string;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  output: "json" | "text";
-  verbose?: boolean;
-  sessionId?: string;
-  yes?: boolean;
-  no?: boolean;
-  approveModel?: boolean;
-  path?: string;
-}
-
-/** Exit code of `svc run` for a turn status. */
-export function exitCodeFor(status: TurnResult["status"]): number {
-  if (status === "ok" || status === "truncated") return 0;
-  if (status === "cancelled") return 130;
-  return 1;
-}
+import type { RunFlags } from "./run_action.ts";
 
 /** `svc run`: one headless turn, streamed as text or printed as a TurnResult. */
 export function runCommand(setExit: (code: number) => void): Command {

@@ -3,7 +3,13 @@ import { pathExists } from "../util/fs.ts";
 import { isInside } from "../util/paths.ts";
 import { loadTrusted, setTrusted, trustedPath } from "../config/trust.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
-import type { TrustFlags } from "./trust_cmd.ts";
+
+/** Flags of `svc trust`. */
+export interface TrustFlags {
+  remove?: boolean;
+  list?: boolean;
+  json?: boolean;
+}
 
 /** Runs `svc trust`: lists, adds or removes one trusted folder and says what changed. */
 export async function trust(folder: string | undefined, flags: TrustFlags): Promise<void> {

@@ -1,11 +1,5 @@
 import { Command } from "commander";
-
-/** Flags of `svc trust`. */
-export interface TrustFlags {
-  remove?: boolean;
-  list?: boolean;
-  json?: boolean;
-}
+import type { TrustFlags } from "./trust_action.ts";
 
 /** `svc trust [folder]`: trust a worktree, stop trusting one, or list the trusted folders. */
 export function trustCommand(setExit: (code: number) => void): Command {

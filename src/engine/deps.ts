@@ -4,7 +4,6 @@ import type { SessionLog } from "../session/log.ts";
 import type { Approver } from "../tool/approval.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { AskRequest, Tool, ToolHost } from "../tool/types.ts";
-import type { Engine } from "./engine.ts";
 
 /** The lead of a sub-agent, consulted by `ask` with target 'lead'. */
 export interface Lead {
@@ -61,12 +60,6 @@ export interface EngineOverrides {
   sources?: readonly ToolSource[];
 }
 
-/** Builds engines; the runtime layer implements it (engines derive children through it). */
-export interface EngineFactory {
-  /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
-  engine(overrides?: EngineOverrides, parent?: Engine): Promise<Engine>;
-}
-
 /** Everything an engine is made of; only the runtime layer assembles it. */
 export interface EngineDeps {
   /** The effective config: the runtime's with this engine's overrides applied. */
@@ -85,5 +78,4 @@ export interface EngineDeps {
   lead?: Lead;
   typePrompt?: string;
   session?: SessionLog;
-  factory?: EngineFactory;
 }

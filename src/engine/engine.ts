@@ -13,6 +13,12 @@ import { Turn } from "./turn.ts";
 export { MAX_ROUNDS } from "./turn.ts";
 export { MAX_CALLS_PER_ROUND } from "./calls.ts";
 
+/** Builds engines; the runtime layer implements it (engines derive children through it). */
+export interface EngineFactory {
+  /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
+  engine(overrides?: EngineOverrides, parent?: Engine): Promise<Engine>;
+}
+
 export interface TurnOptions {
   /** Where the turn is logged; default the engine's own session. */
   session?: SessionLog;
@@ -28,7 +34,7 @@ export class Engine {
   /** The `always` approvals of each session this engine ran turns in. */
   #memories = new WeakMap<SessionLog, ApprovalMemory>();
 
-  constructor(readonly deps: EngineDeps) {}
+  constructor(readonly deps: EngineDeps, readonly factory?: EngineFactory) {}
 
   /** This turn's tools: the base registry plus every source's tools at this moment. */
   toolView(): ToolRegistry {
@@ -50,8 +56,8 @@ export class Engine {
 
   /** A child engine with `overrides` over this one's settings (delegation, team stages). */
   derive(overrides: EngineOverrides): Promise<Engine> {
-    if (!this.deps.factory) throw new Error("This engine was not built by a runtime");
-    return this.deps.factory.engine(overrides, this);
+    if (!this.factory) throw new Error("This engine was not built by a runtime");
+    return this.factory.engine(overrides, this);
   }
 
   /**

@@ -2,7 +2,10 @@ import type { ChatToolCall, Usage } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { AskRequest } from "../tool/types.ts";
 import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
-import type { Engine } from "./engine.ts";
+import type { ApprovalMemory } from "../tool/approval.ts";
+import type { ToolRegistry } from "../tool/registry.ts";
+import type { Tool } from "../tool/types.ts";
+import type { EngineDeps } from "./deps.ts";
 import { type CallEnv, runToolCalls } from "./calls.ts";
 import { buildContext } from "./context.ts";
 import { addUsage, type RoundOutcome, streamRound } from "./round.ts";
@@ -12,6 +15,14 @@ import { webSearchBlock } from "./web_inject.ts";
 
 /** A turn that keeps calling tools stops after this many rounds. */
 export const MAX_ROUNDS = 64;
+
+/** What a turn uses of its engine. */
+export interface TurnEngine {
+  readonly deps: EngineDeps;
+  toolView(): ToolRegistry;
+  offeredTools(view: ToolRegistry): Tool[];
+  approvals(session: SessionLog): ApprovalMemory;
+}
 
 /** One turn of an engine: prompt in, rounds of streaming and tool calls, TurnResult out. */
 export class Turn {
@@ -23,7 +34,7 @@ export class Turn {
   #thinking = "";
 
   constructor(
-    readonly engine: Engine,
+    readonly engine: TurnEngine,
     readonly session: SessionLog,
     readonly signal: AbortSignal,
     readonly emit: (event: EngineEvent) => void,

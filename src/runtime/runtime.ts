@@ -1,8 +1,8 @@
 import { loadConfigReport, type LoadedConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { askTool } from "../engine/ask.ts";
-import type { EngineFactory, EngineOverrides, ToolSource } from "../engine/deps.ts";
-import { Engine } from "../engine/engine.ts";
+import type { EngineOverrides, ToolSource } from "../engine/deps.ts";
+import { Engine, type EngineFactory } from "../engine/engine.ts";
 import { emptyLoadResult, loadPlugins, type LoadResult } from "../plugin/load.ts";
 import type { Connection } from "../provider/connect.ts";
 import { SessionStore } from "../session/store.ts";
@@ -186,7 +186,6 @@ export class Runtime implements EngineFactory {
       lead: overrides.lead,
       typePrompt: overrides.typePrompt,
       session: overrides.session,
-      factory: this,
-    });
+    }, this);
   }
 }

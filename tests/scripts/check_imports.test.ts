@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { checkTree } from "../../scripts/check_imports.ts";
+import { importSpecifiers } from "../../scripts/import_specifiers.ts";
+
+/** A temp project holding `files` plus a deno.json and src/version.ts that agree. */
+async function tree(files: Record<string, string>): Promise<{ root: string } & AsyncDisposable> {
+  const root = await Deno.makeTempDir({ prefix: "svc_layers_" });
+  const all = {
+    "deno.json": '{ "version": "1.2.3" }\n',
+    "src/version.ts": 'export const VERSION = "1.2.3";\n',
+    ...files,
+  };
+  for (const [path, text] of Object.entries(all)) {
+    await Deno.mkdir(dirname(join(root, path)), { recursive: true });
+    await Deno.writeTextFile(join(root, path), text);
+  }
+  return { root, [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }) };
+}
+
+const BACK = "move the shared type to src/shared/";
+
+Deno.test("the import checker accepts a clean tree that only imports downwards", async () => {
+  await using t = await tree({
+    "main.ts": 'import { main } from "./src/cli/entry.ts";\n',
+    "src/cli/entry.ts": 'import { serve } from "../http/serve.ts";\nexport const main = serve;\n',
+    "src/http/serve.ts": 'import { VERSION } from "../version.ts";\nexport const serve = 1;\n',
+    "src/engine/loop.ts":
+      'import type { T } from "../shared/types.ts";\nimport "../util/ids.ts";\n',
+    "src/shared/types.ts": 'import { VERSION } from "../version.ts";\nexport type T = 1;\n',
+    "src/util/ids.ts": 'import { z } from "zod";\nimport { join } from "node:path";\n',
+    "plugins/svc-core-x/mod.ts": 'import type { Tool } from "../../src/plugin/api.ts";\n' +
+      'import { runShell } from "../../src/tool/shell.ts";\nimport "./src/own.ts";\n',
+    "plugins/svc-core-x/src/own.ts": "export {};\n",
+    "plugins/svc-core-x/tests/own.test.ts": 'import "../../../src/engine/loop.ts";\n',
+  });
+  assert.deepEqual(await checkTree(t.root), []);
+});
+
+Deno.test("the import checker accepts a tree without src/shared/", async () => {
+  await using t = await tree({ "src/config/load.ts": 'import "../util/fs.ts";\n' });
+  assert.deepEqual(await checkTree(t.root), []);
+});
+
+Deno.test("the import checker rejects a planted back-arrow from session to engine", async () => {
+  await using t = await tree({
+    "src/session/a.ts": 'import { b } from "../engine/b.ts";\nexport const a = b;\n',
+    "src/engine/b.ts": "export const b = 1;\n",
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    `src/session/a.ts imports src/engine/b.ts: session (rank 6) may not import engine (rank 9); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker counts a type-only import as an arrow", async () => {
+  await using t = await tree({
+    "src/tool/registry.ts": 'import type { ToolSchema } from "../provider/types.ts";\n',
+    "src/provider/types.ts": "export type ToolSchema = { name: string };\n",
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    `src/tool/registry.ts imports src/provider/types.ts: tool (rank 4) may not import provider (rank 5); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker counts a dynamic import split across lines", async () => {
+  await using t = await tree({
+    "src/config/trust.ts":
+      'export const load = () =>\n  import(\n    "../policy/evaluate.ts"\n  );\n',
+    "src/policy/evaluate.ts": "export const DEFAULT_ACTIONS = {};\n",
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    `src/config/trust.ts imports src/policy/evaluate.ts: config (rank 2) may not import policy (rank 3); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker catches every export-from form, multi-line ones included", async () => {
+  await using t = await tree({
+    "src/util/mod.ts": 'export {\n  a,\n  b,\n} from\n  "../config/a.ts";\n' +
+      'export type { T } from "../policy/t.ts";\nexport * from "../tool/c.ts";\n',
+    "src/config/a.ts": "export const a = 1, b = 2;\n",
+    "src/policy/t.ts": "export type T = 1;\n",
+    "src/tool/c.ts": "export const c = 1;\n",
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    `src/util/mod.ts imports src/config/a.ts: util (rank 1) may not import config (rank 2); ${BACK}`,
+    `src/util/mod.ts imports src/policy/t.ts: util (rank 1) may not import policy (rank 3); ${BACK}`,
+    `src/util/mod.ts imports src/tool/c.ts: util (rank 1) may not import tool (rank 4); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker ignores import-like text in comments, strings and regex literals", async () => {
+  await using t = await tree({
+    "src/util/text.ts": [
+      '// import { x } from "../engine/x.ts";',
+      '/* export * from "../engine/x.ts"; */',
+      '/** Lazy: `await import("../engine/x.ts")`. */',
+      "const source = 'import { y } from \"../engine/y.ts\"';",
+      'const template = `export { z } from "../engine/z.ts"`;',
+      'const pattern = /from "..\\/engine\\/w.ts"/;',
+      "export const all = [source, template, pattern, 4 / 2];",
+    ].join("\n"),
+  });
+  assert.deepEqual(await checkTree(t.root), []);
+});
+
+Deno.test("the import checker reports each import cycle once with its files", async () => {
+  await using t = await tree({
+    "src/cli/run_cmd.ts": 'export const run = () => import("./run_action.ts");\n',
+    "src/cli/run_action.ts": 'import type { RunFlags } from "./run_cmd.ts";\n',
+    "src/util/a.ts": 'import "./b.ts";\n',
+    "src/util/b.ts": 'import "./c.ts";\n',
+    "src/util/c.ts": 'import "./a.ts";\nimport "./a.ts";\n',
+  });
+  const fix = "move what both sides need into one of them or a third file";
+  assert.deepEqual(await checkTree(t.root), [
+    `import cycle: src/cli/run_action.ts -> src/cli/run_cmd.ts -> src/cli/run_action.ts; ${fix}`,
+    `import cycle: src/util/a.ts -> src/util/b.ts -> src/util/c.ts -> src/util/a.ts; ${fix}`,
+  ]);
+});
+
+Deno.test("the import checker rejects a folder or file under src/ that is not in the layer order", async () => {
+  await using t = await tree({
+    "src/foo/x.ts": 'import "../engine/e.ts";\n',
+    "src/engine/e.ts": 'import "../foo/y.ts";\n',
+    "src/foo/y.ts": "export {};\n",
+    "src/helpers.ts": "export {};\n",
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    "src/foo is not in the layer order; add it to LAYERS in scripts/check_imports.ts and " +
+    "docs/architecture.md",
+    "src/helpers.ts is not in the layer order; move it into a layer folder under src/",
+  ]);
+});
+
+Deno.test("the import checker keeps plugins to their own files, src/plugin/api.ts and src/tool/", async () => {
+  await using t = await tree({
+    "plugins/svc-core-x/src/tool.ts": 'import { run } from "../../../src/engine/loop.ts";\n' +
+      'import "../../svc-core-y/mod.ts";\nimport "../../../src/plugin/load.ts";\n' +
+      'import "../../../src/tool/shell.ts";\n',
+    "plugins/svc-core-x/tests/tool.test.ts": 'import "../../../src/engine/loop.ts";\n',
+  });
+  const rule = "plugins import only their own files, src/plugin/api.ts and src/tool/";
+  assert.deepEqual(await checkTree(t.root), [
+    `plugins/svc-core-x/src/tool.ts imports src/engine/loop.ts: ${rule}`,
+    `plugins/svc-core-x/src/tool.ts imports plugins/svc-core-y/mod.ts: ${rule}`,
+    `plugins/svc-core-x/src/tool.ts imports src/plugin/load.ts: ${rule}`,
+  ]);
+});
+
+Deno.test("the import checker rejects src/ importing plugins/ or files outside src/", async () => {
+  await using t = await tree({
+    "src/plugin/load.ts": 'import "../../plugins/svc-core-x/mod.ts";\n' +
+      'import "../../tests/_support/engine.ts";\n',
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    "src/plugin/load.ts imports plugins/svc-core-x/mod.ts: src/ never imports plugins/; svc " +
+    "loads plugins through src/plugin/",
+    "src/plugin/load.ts imports tests/_support/engine.ts: src/ imports only from src/",
+  ]);
+});
+
+Deno.test("the import checker keeps front-ends apart and below cli", async () => {
+  await using t = await tree({
+    "src/http/handler.ts": 'import "../mcp/server.ts";\nimport "../cli/program.ts";\n',
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    "src/http/handler.ts imports src/mcp/server.ts: front-ends never import each other (http " +
+    "and mcp share rank 11); move the shared code down to src/runtime/ or below",
+    `src/http/handler.ts imports src/cli/program.ts: http (rank 11) may not import cli (rank 12); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker reports a version.ts that does not hold deno.json's version", async () => {
+  await using t = await tree({ "src/version.ts": 'export const VERSION = "1.2.2";\n' });
+  assert.deepEqual(await checkTree(t.root), [
+    "src/version.ts does not hold deno.json's version 1.2.3",
+  ]);
+});
+
+Deno.test("importSpecifiers finds every import form in source order", () => {
+  const source = [
+    "#!/usr/bin/env -S deno run",
+    'import a, { b } from "./a.ts";',
+    'import type { T } from "../t.ts";',
+    "export { x } from '../y.ts';",
+    'export * as ns from "./ns.ts";',
+    'import "./side.ts";',
+    'import {\n  m,\n} from\n  "./multi.ts";',
+    'const lazy = await import(\n  "./lazy.ts"\n);',
+    'type Q = typeof import("./q.ts");',
+    "const t = import(`./template.ts`);",
+    "const u = import(`./${name}.ts`);",
+    'const e = `a ${ {k: "from"}.k } ${`b ${1}`}` + import("./after_template.ts");',
+    'const r = /["\']/.test(s) ? 1 / 2 : import("./after_regex.ts");',
+    'const h = Array.from("abc");',
+  ].join("\n");
+  assert.deepEqual(importSpecifiers(source), [
+    "./a.ts",
+    "../t.ts",
+    "../y.ts",
+    "./ns.ts",
+    "./side.ts",
+    "./multi.ts",
+    "./lazy.ts",
+    "./q.ts",
+    "./template.ts",
+    "./after_template.ts",
+    "./after_regex.ts",
+  ]);
+});
