@@ -8,6 +8,8 @@ export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts
 export { bashAllowed } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+/** Tool-result wording shared by the bundled tools: error results, paths, filesystem errors. */
+export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
 
 /** A provider added by a plugin: id, default base address and default model. */
 export interface ProviderDef {

@@ -1,32 +1,5 @@
-/** Helpers shared by file_write and file_edit: path resolution, error wording, atomic writes. */
+/** Helpers shared by file_write and file_edit: symlink targets, atomic writes, line counts. */
 import { basename, dirname, join, resolve } from "node:path";
-import type { ToolOutput } from "../../../src/plugin/api.ts";
-
-/** An error result the model should see and correct. */
-export function fail(content: string): ToolOutput {
-  return { content, ok: false };
-}
-
-/** Resolves `path` against the worktree; a NUL byte yields an error result instead. */
-export function resolvePath(worktree: string, path: string): string | ToolOutput {
-  if (path.includes("\0")) return fail("Path contains a NUL byte");
-  return resolve(worktree, path);
-}
-
-/** Turns a filesystem error into a readable error result naming the path. */
-export function fsError(err: unknown, path: string, doing = "write"): ToolOutput {
-  if (err instanceof Deno.errors.NotFound) return fail(`File not found: ${path}`);
-  if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotCapable) {
-    return fail(`Permission denied: ${path}`);
-  }
-  if (err instanceof Deno.errors.IsADirectory) return fail(`${path} is a directory`);
-  if (err instanceof Deno.errors.NotADirectory || err instanceof Deno.errors.AlreadyExists) {
-    return fail(`Cannot ${doing} ${path}: a file is in the way of a parent directory`);
-  }
-  if (err instanceof Deno.errors.FilesystemLoop) return fail(`Symbolic link loop at ${path}`);
-  const message = err instanceof Error ? err.message : String(err);
-  return fail(`Cannot ${doing} ${path}: ${message}`);
-}
 
 /**
  * The file a write to `path` really lands in: symbolic links (dangling ones too) are followed,
@@ -81,9 +54,4 @@ export function countLines(text: string): number {
   let lines = 1;
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
   return text.endsWith("\n") ? lines - 1 : lines;
-}
-
-/** `1 line`, `2 lines`. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

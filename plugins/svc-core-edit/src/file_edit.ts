@@ -1,7 +1,8 @@
 /** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { fail, fsError, resolvePath, writeAtomic, writeTarget } from "./common.ts";
+import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
+import { writeAtomic, writeTarget } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
 
@@ -83,7 +84,7 @@ async function editFile(
     };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    return fsError(err, abs, "edit");
+    return fsError(err, abs, { action: "edit" });
   }
 }
 
