@@ -10,6 +10,8 @@ export { bashAllowed } from "../policy/bash_allow.ts";
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 /** Tool-result wording shared by the bundled tools: error results, paths, filesystem errors. */
 export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
+/** Replaces a file crash-safely (temp file, fsync, rename); `keepMode` keeps its permissions. */
+export { writeFileAtomic } from "../util/atomic.ts";
 
 /** A provider added by a plugin: id, default base address and default model. */
 export interface ProviderDef {
