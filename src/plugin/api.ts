@@ -8,6 +8,10 @@ export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts
 export { bashAllowed } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+/** Tool-result wording shared by the bundled tools: error results, paths, filesystem errors. */
+export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
+/** Replaces a file crash-safely (temp file, fsync, rename); `keepMode` keeps its permissions. */
+export { writeFileAtomic } from "../util/atomic.ts";
 
 import type { ProviderDef } from "../shared/types.ts";
 export type { ProviderDef };

@@ -1,7 +1,8 @@
 /** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { fail, fsError, resolvePath, writeAtomic, writeTarget } from "./common.ts";
+import { fail, fsError, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
+import { WRITE_OPTIONS, writeTarget } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
 
@@ -71,7 +72,7 @@ async function editFile(
     }
     updated += text.slice(from);
     ctx.signal.throwIfAborted();
-    await writeAtomic(target, new TextEncoder().encode(updated), info.mode ?? undefined);
+    await writeFileAtomic(target, updated, WRITE_OPTIONS);
     const lines = linesOf(text, at.slice(0, 5));
     const where = at.length > 5 ? `${lines.join(", ")}, ...` : lines.join(", ");
     const noun = at.length === 1 ? "occurrence" : "occurrences";
@@ -83,7 +84,7 @@ async function editFile(
     };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    return fsError(err, abs, "edit");
+    return fsError(err, abs, { action: "edit" });
   }
 }
 

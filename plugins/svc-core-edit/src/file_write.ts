@@ -2,15 +2,8 @@
 import { dirname } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import {
-  countLines,
-  fail,
-  fsError,
-  plural,
-  resolvePath,
-  writeAtomic,
-  writeTarget,
-} from "./common.ts";
+import { fail, fsError, plural, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
+import { countLines, WRITE_OPTIONS, writeTarget } from "./common.ts";
 
 const schema = z.object({
   path: z.string().describe("File path"),
@@ -54,7 +47,7 @@ async function writeFile(
       const before = await Deno.readFile(target);
       data = concat(before, data);
     }
-    await writeAtomic(target, data, existing?.mode ?? undefined);
+    await writeFileAtomic(target, data, WRITE_OPTIONS);
     const verb = !existing ? "Created" : append ? "Appended" : "Overwritten";
     const size = `${plural(countLines(args.content), "line")}, ${
       plural(args.content.length, "char")
@@ -62,7 +55,7 @@ async function writeFile(
     return `${verb} ${abs} (${size})`;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    return fsError(err, abs);
+    return fsError(err, abs, { action: "write" });
   }
 }
 

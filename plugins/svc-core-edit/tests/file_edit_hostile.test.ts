@@ -19,7 +19,7 @@ Deno.test("file_edit refuses binary, non-UTF-8, missing, directory and NUL paths
     ok: false,
   });
   assert.deepEqual(await edit("missing.txt"), {
-    content: `File not found: ${w.path("missing.txt")}`,
+    content: `Path not found: ${w.path("missing.txt")}`,
     ok: false,
   });
   assert.deepEqual(await edit("dir"), { content: `${w.path("dir")} is a directory`, ok: false });

@@ -1,6 +1,5 @@
-/** Helpers shared by the svc-core-fs tools: path resolution, error wording, noise and binary rules. */
-import { isAbsolute, relative, resolve } from "node:path";
-import type { ToolOutput } from "../../../src/plugin/api.ts";
+/** Helpers shared by the svc-core-fs tools: display paths, noise and binary rules, sizes. */
+import { isAbsolute, relative } from "node:path";
 
 /** Directory names that glob, grep and list_dir trees never descend into. */
 export const NOISE_DIRS: ReadonlySet<string> = new Set([
@@ -27,36 +26,12 @@ export const NOISE_DIRS: ReadonlySet<string> = new Set([
 /** Files larger than this are skipped by grep (bytes; 1 MiB, as ripgrep's `--max-filesize 1M`). */
 export const GREP_MAX_FILE_BYTES = 1024 * 1024;
 
-/** An error result the model should see and correct. */
-export function fail(content: string): ToolOutput {
-  return { content, ok: false };
-}
-
-/** Resolves `path` against the worktree; a NUL byte yields an error result instead. */
-export function resolvePath(worktree: string, path: string): string | ToolOutput {
-  if (path.includes("\0")) return fail("Path contains a NUL byte");
-  return resolve(worktree, path);
-}
-
 /** `path` relative to the worktree when inside it (posix separators), else absolute. */
 export function displayPath(worktree: string, path: string): string {
   const rel = relative(worktree, path);
   if (rel === "") return ".";
   if (rel === ".." || rel.startsWith("../") || isAbsolute(rel)) return path;
   return rel;
-}
-
-/** Turns a filesystem error into a readable error result naming the path. */
-export function fsError(err: unknown, path: string): ToolOutput {
-  if (err instanceof Deno.errors.NotFound) return fail(`Path not found: ${path}`);
-  if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotCapable) {
-    return fail(`Permission denied: ${path}`);
-  }
-  if (err instanceof Deno.errors.IsADirectory) return fail(`${path} is a directory; use list_dir`);
-  if (err instanceof Deno.errors.NotADirectory) return fail(`Not a directory: ${path}`);
-  if (err instanceof Deno.errors.FilesystemLoop) return fail(`Symbolic link loop at ${path}`);
-  const message = err instanceof Error ? err.message : String(err);
-  return fail(`Cannot access ${path}: ${message}`);
 }
 
 /** True when the bytes look binary: a NUL byte within the first 8 KiB. */

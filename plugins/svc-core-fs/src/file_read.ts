@@ -1,7 +1,8 @@
 /** file_read: numbered lines of a text file under a header with line and character counts. */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { displayPath, fail, formatSize, fsError, looksBinary, resolvePath } from "./common.ts";
+import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
+import { displayPath, formatSize, looksBinary } from "./common.ts";
 
 const schema = z.object({
   path: z.string().describe("File path"),
@@ -143,9 +144,4 @@ class LineScan {
     }
     return out.join("\n");
   }
-}
-
-/** `1 line`, `2 lines`. */
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -2,7 +2,8 @@
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { displayPath, fail, fsError, resolvePath } from "./common.ts";
+import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
+import { displayPath } from "./common.ts";
 import { ripgrepFiles } from "./ripgrep.ts";
 import { parentDirs, pathMatcher, scanBase, walkFiles } from "./walk.ts";
 

@@ -1,7 +1,8 @@
 /** grep: regex search over files, `file:line: text`, via ripgrep when installed. */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { displayPath, fail, fsError, GREP_MAX_FILE_BYTES, resolvePath } from "./common.ts";
+import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
+import { displayPath, GREP_MAX_FILE_BYTES } from "./common.ts";
 import {
   type GrepQuery,
   MatchSet,

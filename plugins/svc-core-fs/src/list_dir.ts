@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { displayPath, fail, formatSize, fsError, NOISE_DIRS, resolvePath } from "./common.ts";
+import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
+import { displayPath, formatSize, NOISE_DIRS } from "./common.ts";
 
 const schema = z.object({
   path: z.string().optional().describe("Default ."),
