@@ -40,6 +40,7 @@ export async function askLead(
   const reply = await lead.client.chatNonStreaming({
     model: lead.model,
     max_tokens: 1024,
+    reasoning: lead.reasoning,
     messages: [
       {
         role: "system",

@@ -1,4 +1,4 @@
-import type { ChatClient } from "../provider/types.ts";
+import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { Session } from "../session/session.ts";
 
 export type CompactionResult =
@@ -16,6 +16,7 @@ export async function compactSession(
   model: string,
   keep: number,
   signal?: AbortSignal,
+  reasoning?: Reasoning,
 ): Promise<CompactionResult> {
   const log = session.data.messages;
   let start = 0;
@@ -41,6 +42,7 @@ export async function compactSession(
   const reply = await client.chatNonStreaming({
     model,
     max_tokens: 1500,
+    reasoning,
     messages: [
       {
         role: "system",

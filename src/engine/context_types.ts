@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import type { ChatClient } from "../provider/types.ts";
+import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { AskRequest, Category } from "../tool/types.ts";
 
@@ -14,6 +14,8 @@ export interface Lead {
   client: ChatClient;
   model: string;
   task: string;
+  /** The lead's `reasoning` config, applied to its answer. */
+  reasoning?: Reasoning;
 }
 
 /** What an engine is built from; front-ends assemble it (see src/cli). */

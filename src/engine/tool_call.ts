@@ -135,6 +135,7 @@ async function analyze(name: string, content: string, env: CallEnv): Promise<str
   const reply = await env.deps.client.chatNonStreaming({
     model: env.deps.model,
     max_tokens: 120,
+    reasoning: env.deps.config.reasoning,
     messages: [
       { role: "system", content: "Summarize what this tool result shows in one short line." },
       { role: "user", content: `Tool ${name} returned:\n${content.slice(0, 8000)}` },

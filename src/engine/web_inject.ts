@@ -26,6 +26,7 @@ export async function webSearchBlock(
     const reply = await deps.client.chatNonStreaming({
       model: deps.model,
       max_tokens: 60,
+      reasoning: deps.config.reasoning,
       messages: [
         {
           role: "system",

@@ -35,13 +35,15 @@ export function echoTool(name = "echo", category: Tool["category"] = "read"): To
 
 /** Starts a fake provider and an engine over a fresh temp worktree. */
 export async function harness(
-  script: Reply[],
+  script: Reply[] | ((body: Record<string, unknown>, index: number) => Reply),
   options: {
     config?: Record<string, unknown>;
     tools?: Tool[];
     approve?: Approver;
     files?: Record<string, string>;
     deps?: Partial<EngineDeps>;
+    /** Provider id the client and engine use (its payload mapping applies); default generic. */
+    provider?: string;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -57,8 +59,9 @@ export async function harness(
   const registry = new ToolRegistry();
   registry.add(askTool);
   for (const tool of options.tools ?? [echoTool()]) registry.add(tool);
+  const provider = options.provider ?? "generic";
   const client = createChatClient({
-    provider: "generic",
+    provider,
     baseUrl: fake.url,
     apiKey: "",
     streamRetries: config.stream_retries,
@@ -70,7 +73,7 @@ export async function harness(
     worktree,
     client,
     model: "fake-model",
-    provider: "generic",
+    provider,
     registry,
     headless: true,
     approve: options.approve,
