@@ -62,6 +62,7 @@ export async function composeEngine(
     model: connection.model,
     explicit: Boolean(flags.model),
     referencedByType: false,
+    unfolded: connection.unfolded,
     approveModel: Boolean(flags.approveModel),
   });
   const registry = new ToolRegistry();
