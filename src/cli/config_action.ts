@@ -2,6 +2,8 @@ import { dirname } from "node:path";
 import { configPaths, flattenConfig, loadConfigReport, readConfigFile } from "../config/load.ts";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
+import { unfoldModelRef } from "../provider/detect.ts";
+import { modelsPath, recordApproval } from "../provider/models_file.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 
@@ -44,9 +46,25 @@ async function effective(worktree: string): Promise<Config> {
   return { ...config, tool_permission: { ...DEFAULT_ACTIONS, ...config.tool_permission } };
 }
 
-/** `svc config set <key> <value>`. */
-export function set(key: string, value: string, flags: ConfigScope): Promise<void> {
-  return edit(flags, key, parseValue(value));
+/**
+ * `svc config set <key> <value>`. Setting `model` to a `provider/model` ref of a known provider
+ * is the operator approving it: it is recorded in models.json, so headless runs accept it.
+ */
+export async function set(key: string, value: string, flags: ConfigScope): Promise<void> {
+  const parsed = parseValue(value);
+  await edit(flags, key, parsed);
+  if (key !== "model" || typeof parsed !== "string") return;
+  const worktree = resolveWorktree(flags.path);
+  const { config, trusted } = await loadConfigReport(worktree);
+  // Plugin providers unfold refs too; loaded only here, as svc run would load them.
+  const { loadPlugins } = await import("../plugin/load.ts");
+  const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+  const ref = unfoldModelRef(parsed.trim(), plugins.providers);
+  if (!ref.provider) return;
+  await recordApproval(ref.provider, ref.model);
+  console.error(
+    `approved ${ref.provider}/${ref.model} for headless runs (recorded in ${modelsPath()})`,
+  );
 }
 
 /** `svc config unset <key>`. */

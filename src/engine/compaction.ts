@@ -1,4 +1,4 @@
-import type { ChatClient } from "../provider/types.ts";
+import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
 
 export type CompactionResult =
@@ -13,10 +13,9 @@ export type CompactionResult =
 export async function compactSession(
   session: SessionLog,
   client: ChatClient,
-  model: string,
-  keep: number,
-  signal?: AbortSignal,
+  options: { model: string; keep: number; reasoning?: Reasoning; signal?: AbortSignal },
 ): Promise<CompactionResult> {
+  const { model, keep, reasoning, signal } = options;
   const log = session.data.messages;
   let start = 0;
   let previous = "";
@@ -41,6 +40,7 @@ export async function compactSession(
   const reply = await client.chatNonStreaming({
     model,
     max_tokens: 1500,
+    reasoning,
     messages: [
       {
         role: "system",

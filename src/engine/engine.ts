@@ -7,6 +7,7 @@ import type { AskRequest, Tool } from "../tool/types.ts";
 import type { EngineEvent, TurnResult } from "./events.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
+import { type CompactionResult, compactSession } from "./compaction.ts";
 import { turnResult } from "./result.ts";
 import { Turn } from "./turn.ts";
 
@@ -52,6 +53,17 @@ export class Engine {
     let memory = this.#memories.get(session);
     if (!memory) this.#memories.set(session, memory = new ApprovalMemory());
     return memory;
+  }
+
+  /** Compacts a session's context with this engine's model (`compact_keep` messages kept). */
+  compact(session: SessionLog, signal?: AbortSignal): Promise<CompactionResult> {
+    const { client, model, config } = this.deps;
+    return compactSession(session, client, {
+      model,
+      keep: config.compact_keep,
+      reasoning: config.reasoning,
+      signal,
+    });
   }
 
   /** A child engine with `overrides` over this one's settings (delegation, team stages). */

@@ -66,9 +66,18 @@ export class ChunkAccumulator {
 
   /** The reassembled tool calls in index order; empty arguments become `{}`. */
   toolCalls(): ChatToolCall[] {
+    return this.#assemble(() => true);
+  }
+
+  /** The calls whose arguments arrived as complete JSON: what a broken stream still delivered. */
+  completeToolCalls(): ChatToolCall[] {
+    return this.#assemble((c) => isJson(c.arguments));
+  }
+
+  #assemble(keep: (call: PartialCall) => boolean): ChatToolCall[] {
     return [...this.#calls.entries()]
       .sort(([a], [b]) => a - b)
-      .filter(([, c]) => c.name)
+      .filter(([, c]) => c.name && keep(c))
       .map(([index, c]) => ({
         id: c.id || `call_${index}`,
         type: "function" as const,
@@ -88,5 +97,14 @@ export class ChunkAccumulator {
       call.arguments += JSON.stringify(fn.arguments);
     }
     this.#calls.set(index, call);
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }

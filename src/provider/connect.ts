@@ -15,6 +15,8 @@ export interface Connection {
   apiKey: string;
   /** Table or plugin headers for this provider (never the key). */
   headers?: Record<string, string>;
+  /** The model came from unfolding a `provider/model` ref (the approval gate applies). */
+  unfolded: boolean;
   warnings: string[];
 }
 
@@ -42,6 +44,7 @@ export async function resolveConnection(
   let baseUrl = config.base_url?.trim() ? trimBaseUrl(config.base_url) : undefined;
   let provider = config.provider?.trim() || undefined;
   let model = config.model?.trim() || undefined;
+  let unfolded = false;
 
   if (provider && !table.has(provider) && !stored(provider)?.base_url) {
     if (!baseUrl) {
@@ -54,12 +57,15 @@ export async function resolveConnection(
 
   if (model) {
     const ref = unfoldModelRef(model, pluginProviders);
-    if (ref.provider && ref.provider === provider) model = ref.model;
-    else if (ref.provider && !pinned(provider, baseUrl, table)) {
+    if (ref.provider && ref.provider === provider) {
+      model = ref.model;
+      unfolded = true;
+    } else if (ref.provider && !pinned(provider, baseUrl, table)) {
       // The ref names another backend: its own stored or default address applies.
       provider = ref.provider;
       model = ref.model;
       baseUrl = undefined;
+      unfolded = true;
     }
   }
   if (!provider) throw new Error(NO_BACKEND);
@@ -104,6 +110,7 @@ export async function resolveConnection(
     model,
     apiKey,
     ...(info?.headers ? { headers: info.headers } : {}),
+    unfolded,
     warnings,
   };
 }
@@ -131,6 +138,8 @@ export interface ApprovalRequest {
   explicit: boolean;
   /** The model is named only by an agent type or team: refuse it unless approved. */
   referencedByType?: boolean;
+  /** The model was unfolded from a `provider/model` ref in the config: refuse it unless approved. */
+  unfolded?: boolean;
   /** `--approve-model` was passed. */
   approveModel?: boolean;
   /** Interactive sessions ask through `confirm`; headless ones never block. */
@@ -140,9 +149,9 @@ export interface ApprovalRequest {
 
 /**
  * SPEC's model approval gate. An approved model passes (its last_used bumped); an explicit
- * `--model` or `--approve-model` approves and records; an interactive session asks; a model that
- * only an agent type or team names is refused with an Error containing `model not approved`.
- * A headless model from the config file is the operator's choice and passes unrecorded.
+ * `--model` or `--approve-model` approves and records; an interactive session asks; headless, a
+ * model that only an agent type or team names, or one unfolded from a config ref, is refused with
+ * an Error starting `model not approved:`. A bare model id from the config passes unrecorded.
  */
 export async function approvalGate(
   request: ApprovalRequest,
@@ -166,6 +175,13 @@ export async function approvalGate(
     throw new Error(
       `model not approved: ${provider}/${model} is named by an agent type or team and is not in ` +
         `models.json; pass --approve-model to approve it`,
+    );
+  }
+  if (request.unfolded) {
+    const ref = `${provider}/${model}`;
+    throw new Error(
+      `model not approved: ${ref} comes from the config and is not in ~/.config/svc/models.json; ` +
+        `approve it with svc config set model ${ref}, or pass --model ${ref} or --approve-model`,
     );
   }
 }

@@ -4,7 +4,8 @@ import type { ChatRequest } from "./types.ts";
 
 /**
  * The JSON body for `POST /v1/chat/completions`: temperature only when set, max_tokens omitted
- * when 0 or unset, tools only when non-empty, plus the provider's reasoning fields.
+ * when 0 or unset, tools only when non-empty, plus the provider's reasoning fields (a thinking
+ * budget kept below max_tokens).
  */
 export function buildPayload(
   provider: string,
@@ -17,5 +18,5 @@ export function buildPayload(
   if (request.tools?.length) body.tools = request.tools;
   body.stream = stream;
   if (stream) body.stream_options = { include_usage: true };
-  return { ...body, ...reasoningFields(provider, request.reasoning) };
+  return { ...body, ...reasoningFields(provider, request.reasoning, request.max_tokens) };
 }

@@ -2,6 +2,8 @@
 import type { Reasoning } from "./types.ts";
 
 const BUDGETS: Record<"low" | "medium" | "high", number> = { low: 1024, medium: 2048, high: 4096 };
+/** The smallest thinking budget anthropic accepts. */
+const MIN_BUDGET = BUDGETS.low;
 
 type Level = "off" | "on" | "low" | "medium" | "high";
 
@@ -11,19 +13,28 @@ function level(value: Reasoning | undefined): Level {
   return "on"; // true, "on", "auto" and unset
 }
 
-/** Payload fields that request (or suppress) reasoning for `provider`; may be empty. */
+/**
+ * Payload fields that request (or suppress) reasoning for `provider`; may be empty. A thinking
+ * budget stays strictly below `maxTokens` (when set), as anthropic requires; when even the
+ * smallest budget does not fit, thinking is disabled.
+ */
 export function reasoningFields(
   provider: string,
   value: Reasoning | undefined,
+  maxTokens?: number,
 ): Record<string, unknown> {
   const l = level(value);
   switch (provider) {
     case "openai":
       if (l === "off") return {};
       return { reasoning_effort: l === "on" ? "medium" : l };
-    case "anthropic":
+    case "anthropic": {
       if (l === "off") return { thinking: { type: "disabled" } };
-      return { thinking: { type: "enabled", budget_tokens: BUDGETS[l === "on" ? "medium" : l] } };
+      const mapped = BUDGETS[l === "on" ? "medium" : l];
+      const budget = maxTokens ? Math.min(mapped, maxTokens - 1) : mapped;
+      if (budget < MIN_BUDGET) return { thinking: { type: "disabled" } };
+      return { thinking: { type: "enabled", budget_tokens: budget } };
+    }
     case "dashscope":
       if (l === "off") return { enable_thinking: false };
       if (l === "on") return { enable_thinking: true };

@@ -37,9 +37,26 @@ export const MAX_EVENT_CHARS = 16 << 20;
 export const MAX_RESPONSE_BYTES = 128 << 20;
 const MIB = (n: number) => `${n >> 20} MiB`;
 
-/** Runs one streaming request; must not throw. */
+/**
+ * Runs one streaming request; must not throw. When the stream fails after tool calls arrived,
+ * the calls whose arguments are complete JSON are yielded as a `tool_calls` event before the
+ * outcome is returned: they still run (the retry policy never repeats a stream that had content).
+ */
 export async function* streamAttempt(
   opts: AttemptOptions,
+): AsyncGenerator<StreamEvent, AttemptOutcome> {
+  const acc = new ChunkAccumulator();
+  const outcome = yield* attempt(opts, acc);
+  if (outcome.kind !== "complete" && outcome.kind !== "cancelled") {
+    const calls = acc.completeToolCalls();
+    if (calls.length) yield { type: "tool_calls", tool_calls: calls };
+  }
+  return outcome;
+}
+
+async function* attempt(
+  opts: AttemptOptions,
+  acc: ChunkAccumulator,
 ): AsyncGenerator<StreamEvent, AttemptOutcome> {
   const ctl = new AbortController();
   let stalled = false;
@@ -59,7 +76,6 @@ export async function* streamAttempt(
   };
   const onAbort = () => ctl.abort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
-  const acc = new ChunkAccumulator();
   const complete = (): AttemptOutcome => ({
     kind: "complete",
     finish: acc.finish,

@@ -45,6 +45,7 @@ export async function connectModel(
     explicit: options.explicit,
     referencedByType: other && options.modelFrom !== "flag",
     approveModel: Boolean(options.approveModel),
+    unfolded: connection.unfolded,
   });
   const client = createChatClient({
     provider: connection.provider,

@@ -39,7 +39,7 @@ export function echoTool(name = "echo", category: Tool["category"] = "read"): To
 
 /** Starts a fake provider and a runtime (with one engine) over a fresh temp worktree. */
 export async function harness(
-  script: Reply[],
+  script: Reply[] | ((body: Record<string, unknown>, index: number) => Reply),
   options: {
     config?: Record<string, unknown>;
     tools?: Tool[];
@@ -48,6 +48,8 @@ export async function harness(
     trusted?: boolean;
     services?: ServiceDef[];
     engine?: EngineOverrides;
+    /** Provider id the client and engine use (its payload mapping applies); default generic. */
+    provider?: string;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -60,8 +62,9 @@ export async function harness(
     stream_idle_timeout: 5,
     ...options.config,
   });
+  const provider = options.provider ?? "generic";
   const client = createChatClient({
-    provider: "generic",
+    provider,
     baseUrl: fake.url,
     apiKey: "",
     streamRetries: config.stream_retries,
@@ -75,10 +78,11 @@ export async function harness(
     tools: options.tools ?? [echoTool()],
     plugins: { ...emptyLoadResult(), services: options.services ?? [] },
     connection: {
-      provider: "generic",
+      provider,
       baseUrl: fake.url,
       model: "fake-model",
       apiKey: "",
+      unfolded: false,
       warnings: [],
       client,
     },

@@ -20,6 +20,11 @@ export interface TextReply {
   delayMs?: number;
   /** Write each event containing a multi-byte character as two network writes split inside it. */
   splitUtf8?: boolean;
+  /**
+   * Break the stream after the content and tool-call deltas, before the finish chunk: `cut`
+   * closes it, `stall` keeps it open and silent, `error` sends an error object inside the stream.
+   */
+  breakWith?: "cut" | "stall" | "error";
 }
 
 /** One scripted answer to a chat-completions request. */
@@ -175,6 +180,10 @@ function sseEvents(reply: TextReply, model: string): string[] {
       if (r < f.length) push({ tool_calls: [{ index, function: { arguments: f[r] } }] });
     });
   }
+  if (reply.breakWith === "error") {
+    events.push(`data: ${JSON.stringify({ error: { message: "overloaded" } })}\n\n`);
+  }
+  if (reply.breakWith) return events;
   const finish = reply.finish === undefined ? (calls.length ? "tool_calls" : "stop") : reply.finish;
   if (finish !== null) push({}, finish);
   if (reply.usage) {
@@ -250,6 +259,8 @@ function streamResponse(
       }
       if (reply.delayMs) await sleep(reply.delayMs, closing);
     }
+    const breakWith = (reply as TextReply).breakWith;
+    if (breakWith === "stall") return; // open until the client or close() ends it
     if (live()) finish();
   }
 

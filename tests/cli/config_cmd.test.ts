@@ -71,3 +71,36 @@ Deno.test("svc config refuses unknown keys, removed keys and invalid values with
   }
   assert.equal(await Deno.stat(`${box.worktree}/.svc/config.json`).catch(() => null), null);
 });
+
+Deno.test("svc config set model approves a provider/model ref in models.json; unset leaves it", async () => {
+  await using box = await sandbox();
+  const run = (...args: string[]) => svc(["config", ...args], { cwd: box.worktree, env: box.env });
+  const local = `${box.worktree}/.svc/config.json`;
+  const models = `${box.home}/.config/svc/models.json`;
+  // Bare ids and refs to unknown providers are not unfolded: nothing to approve.
+  for (const bare of ["gpt-x", "unknown/x"]) {
+    const out = await run("set", "model", bare);
+    assert.deepEqual([out.code, out.stdout, out.stderr], [0, `set model in ${local}\n`, ""]);
+  }
+  assert.equal(await Deno.stat(models).catch(() => null), null);
+
+  const out = await run("set", "model", "anthropic/claude-x");
+  assert.deepEqual([out.code, out.stdout, out.stderr], [
+    0,
+    `set model in ${local}\n`,
+    `approved anthropic/claude-x for headless runs (recorded in ${models})\n`,
+  ]);
+  const stored = await Deno.readTextFile(models);
+  const entries = JSON.parse(stored);
+  assert.deepEqual(entries, [{
+    provider: "anthropic",
+    model: "claude-x",
+    added_at: entries[0].added_at,
+    last_used: entries[0].added_at,
+  }]);
+  assert.match(entries[0].added_at, /^\d{4}-\d\d-\d\dT/);
+
+  const unset = await run("unset", "model");
+  assert.deepEqual([unset.code, unset.stderr], [0, ""]);
+  assert.equal(await Deno.readTextFile(models), stored);
+});

@@ -12,7 +12,10 @@ Deno.test("compaction summarizes older messages, keeps compact_keep verbatim and
   ]);
   const session = h.store.create("c");
   for (const p of ["q1", "q2", "q3"]) await h.engine.runTurn(p, { session });
-  const result = await compactSession(session, h.engine.deps.client, "fake-model", 2);
+  const result = await compactSession(session, h.engine.deps.client, {
+    model: "fake-model",
+    keep: 2,
+  });
   assert.deepEqual(result, { ok: true, summarized: 4, kept: 2 });
   await h.engine.runTurn("q4", { session });
   const sent = h.fake.requests[4].body.messages;
@@ -34,6 +37,9 @@ Deno.test("compaction with too few messages does nothing", async () => {
   await using h = await harness([{ text: "a1" }]);
   const session = h.store.create("c");
   await h.engine.runTurn("q1", { session });
-  const result = await compactSession(session, h.engine.deps.client, "fake-model", 4);
+  const result = await compactSession(session, h.engine.deps.client, {
+    model: "fake-model",
+    keep: 4,
+  });
   assert.deepEqual(result, { ok: false, message: "Nothing to compact yet" });
 });

@@ -31,6 +31,7 @@ Deno.test("resolveConnection fills base address, model and key from the table an
       baseUrl: "https://api.openai.com",
       model: "gpt-5",
       apiKey: "sk-1",
+      unfolded: false,
       warnings: [],
     });
   });
@@ -45,6 +46,7 @@ Deno.test("resolveConnection detects the provider from base_url and warns about 
         baseUrl: "https://opencode.ai/zen/go",
         model: "glm-4.6",
         apiKey: "",
+        unfolded: false,
         warnings: [
           "No API key stored for opencode-go; run /connect opencode-go (or svc connect opencode-go) to add one",
         ],
@@ -56,7 +58,14 @@ Deno.test("resolveConnection detects the provider from base_url and warns about 
         base_url: "http://127.0.0.1:9/v1",
         model: "m",
       }),
-      { provider: "generic", baseUrl: "http://127.0.0.1:9", model: "m", apiKey: "", warnings: [] },
+      {
+        provider: "generic",
+        baseUrl: "http://127.0.0.1:9",
+        model: "m",
+        apiKey: "",
+        unfolded: false,
+        warnings: [],
+      },
     );
   });
 });
@@ -64,34 +73,44 @@ Deno.test("resolveConnection detects the provider from base_url and warns about 
 Deno.test("resolveConnection unfolds provider/model refs", async () => {
   await withHome(async (dir) => {
     await setEntry("anthropic", { api_key: "a-key", base_url: "https://proxy.test" }, { dir });
-    const cases: Array<[Record<string, string>, [string, string, string]]> = [
-      [{ model: "anthropic/claude-x" }, ["anthropic", "https://proxy.test", "claude-x"]],
+    const cases: Array<[Record<string, string>, [string, string, string, boolean]]> = [
+      [{ model: "anthropic/claude-x" }, ["anthropic", "https://proxy.test", "claude-x", true]],
       [{ provider: "dashscope", model: "opencode/qwen3-coder" }, [
         "opencode",
         "https://opencode.ai/zen",
         "qwen3-coder",
+        true,
       ]],
       [{ provider: "opencode", model: "opencode/kimi-k2" }, [
         "opencode",
         "https://opencode.ai/zen",
         "kimi-k2",
+        true,
       ]],
-      [{ model: "acme/acme-2" }, ["acme", "https://llm.acme.test", "acme-2"]],
+      [{ model: "acme/acme-2" }, ["acme", "https://llm.acme.test", "acme-2", true]],
       [{ provider: "openrouter", model: "anthropic/claude-sonnet-4.5" }, [
         "openrouter",
         "https://openrouter.ai/api",
         "anthropic/claude-sonnet-4.5",
+        false,
       ]],
       [{ base_url: "http://127.0.0.1:1234", model: "openai/gpt-oss-20b" }, [
         "generic",
         "http://127.0.0.1:1234",
         "openai/gpt-oss-20b",
+        false,
+      ]],
+      [{ provider: "anthropic", model: "claude-y" }, [
+        "anthropic",
+        "https://proxy.test",
+        "claude-y",
+        false,
       ]],
     ];
     const resolved = [];
     for (const [config] of cases) {
       const c = await resolveConnection(config, plugins);
-      resolved.push([config, [c.provider, c.baseUrl, c.model]]);
+      resolved.push([config, [c.provider, c.baseUrl, c.model, c.unfolded]]);
     }
     assert.deepEqual(resolved, cases);
     const acme = await resolveConnection({ provider: "acme" }, plugins);
@@ -109,6 +128,7 @@ Deno.test("resolveConnection uses a custom provider stored by /connect <url>", a
       baseUrl: "http://10.1.2.3:8000",
       model: "llama",
       apiKey: "lk",
+      unfolded: false,
       warnings: [],
     });
   });
@@ -180,6 +200,31 @@ Deno.test("approvalGate approves explicit models and refuses unapproved type mod
 
     await approvalGate({ provider: "generic", model: "local", explicit: false });
     assert.equal(await isApproved("generic", "local"), false);
+  });
+});
+
+Deno.test("approvalGate refuses an unapproved model unfolded from a config ref in headless runs", async () => {
+  await withHome(async () => {
+    const configured = {
+      provider: "anthropic",
+      model: "claude-x",
+      explicit: false,
+      unfolded: true,
+    };
+    await assert.rejects(approvalGate(configured), {
+      message: "model not approved: anthropic/claude-x comes from the config and is not in " +
+        "~/.config/svc/models.json; approve it with svc config set model anthropic/claude-x, " +
+        "or pass --model anthropic/claude-x or --approve-model",
+    });
+    assert.equal(await isApproved("anthropic", "claude-x"), false);
+
+    // A bare model id (with a base_url) is not unfolded: it passes unrecorded, as before.
+    await approvalGate({ provider: "generic", model: "local", explicit: false, unfolded: false });
+    assert.equal(await isApproved("generic", "local"), false);
+
+    await approvalGate({ ...configured, approveModel: true });
+    assert.equal(await isApproved("anthropic", "claude-x"), true);
+    await approvalGate(configured);
   });
 });
 

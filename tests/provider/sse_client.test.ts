@@ -222,6 +222,66 @@ Deno.test("chat fails a stalled stream after the idle timeout", async () => {
   ]);
 });
 
+Deno.test("chat emits the complete tool calls of a broken stream before the error, without retrying", async () => {
+  const expected: Record<string, { code: string; message: RegExp }> = {
+    cut: { code: "stream_incomplete", message: /^Stream ended before a completion event; partial/ },
+    stall: { code: "stall", message: /^generic sent nothing for 0\.2s; the stream was abandoned$/ },
+    error: { code: "provider_error", message: /^generic reported an error: overloaded$/ },
+  };
+  for (const breakWith of ["cut", "stall", "error"] as const) {
+    const { events, requests } = await run([{
+      text: "reading",
+      tool_calls: [
+        { name: "file_read", arguments: { path: "a.txt" }, id: "call_a" },
+        { name: "file_read", arguments: '{"path": "b.t', id: "call_b" },
+      ],
+      breakWith,
+    }, { text: "never" }], { idleTimeout: 0.2 });
+    const error = events.find((e) => e.type === "error");
+    assert.ok(error?.type === "error", `${breakWith}: ${JSON.stringify(events)}`);
+    assert.equal(error.code, expected[breakWith].code, breakWith);
+    assert.match(error.message, expected[breakWith].message, breakWith);
+    assert.deepEqual(merged(events), [
+      { type: "token", content: "reading" },
+      {
+        type: "tool_calls",
+        tool_calls: [{
+          id: "call_a",
+          type: "function",
+          function: { name: "file_read", arguments: '{"path":"a.txt"}' },
+        }],
+      },
+      error,
+      { type: "done", reason: "error" },
+    ], breakWith);
+    assert.equal(requests.length, 1, `${breakWith} was retried`);
+  }
+});
+
+Deno.test("chat does not retry a cut stream that delivered only tool calls", async () => {
+  const { events, requests } = await run([{
+    tool_calls: [{ name: "file_read", arguments: { path: "a.txt" } }],
+    breakWith: "cut",
+  }, { text: "never" }]);
+  assert.deepEqual(events, [
+    {
+      type: "tool_calls",
+      tool_calls: [{
+        id: "call_0",
+        type: "function",
+        function: { name: "file_read", arguments: '{"path":"a.txt"}' },
+      }],
+    },
+    {
+      type: "error",
+      code: "stream_incomplete",
+      message: "Stream ended before a completion event; partial output kept",
+    },
+    { type: "done", reason: "error" },
+  ]);
+  assert.equal(requests.length, 1);
+});
+
 Deno.test("chat reports a refused connection as a network error", async () => {
   const fake = await startFakeProvider([]);
   const url = fake.url;
