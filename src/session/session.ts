@@ -153,11 +153,6 @@ export class Session implements SessionLog {
     });
   }
 
-  /** Writes the current state even if nothing changed (creates the file). */
-  save(): Promise<void> {
-    return this.#commit(() => {});
-  }
-
   /** Applies an append in memory now and queues its write. */
   #commit(mutate: () => void, deferMs = 0): Promise<void> {
     mutate();

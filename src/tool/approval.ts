@@ -61,8 +61,4 @@ export class ApprovalMemory {
   remember(request: Omit<ApprovalRequest, "session">, by: ApprovalAuthor): void {
     this.#grants.set(grantKey(request), by);
   }
-
-  get size(): number {
-    return this.#grants.size;
-  }
 }

@@ -30,11 +30,6 @@ export class ToolRegistry {
     return this;
   }
 
-  /** Whether a tool of exactly this canonical name is registered. */
-  has(name: string): boolean {
-    return this.#tools.has(name);
-  }
-
   /** A new, sealed registry holding these tools and then `extra` (the per-turn view). */
   with(extra: readonly Tool[]): ToolRegistry {
     const view = new ToolRegistry();
