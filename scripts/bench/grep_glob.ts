@@ -6,7 +6,8 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import type { Tool, ToolContext } from "../../src/plugin/api.ts";
+import type { Tool } from "../../src/plugin/api.ts";
+import { toolContext } from "../../src/tool/context.ts";
 import { glob } from "../../plugins/svc-core-fs/src/glob.ts";
 import { grep } from "../../plugins/svc-core-fs/src/grep.ts";
 import { setRipgrepEnabled } from "../../plugins/svc-core-fs/src/ripgrep.ts";
@@ -68,15 +69,14 @@ if (import.meta.main) {
     console.log(`generating ${count} files in ${root}`);
     await generate(root, count);
   }
-  const ctx: ToolContext = {
+  const ctx = toolContext({
     worktree: root,
     signal: new AbortController().signal,
     config: ConfigSchema.parse({}),
     session: "bench",
     headless: true,
-    ask: () => Promise.resolve(null),
-    status: () => {},
-  };
+    trusted: false,
+  });
   const tool = (t: Tool, args: Record<string, unknown>) => () => t.run(args, ctx);
   const inProcess = (t: Tool, args: Record<string, unknown>) => async () => {
     setRipgrepEnabled(false);

@@ -2,6 +2,7 @@
 import { dirname, join } from "node:path";
 import { ConfigSchema } from "../../../src/config/schema.ts";
 import type { ToolContext } from "../../../src/plugin/api.ts";
+import { toolContext } from "../../../src/tool/context.ts";
 
 /** A temp worktree holding `files` (path -> text or bytes), removed on dispose. */
 export async function worktree(files: Record<string, string | Uint8Array> = {}) {
@@ -24,15 +25,14 @@ export async function worktree(files: Record<string, string | Uint8Array> = {}) 
 
 /** A ToolContext for `root` with default config. */
 export function context(root: string, signal = new AbortController().signal): ToolContext {
-  return {
+  return toolContext({
     worktree: root,
     signal,
     config: ConfigSchema.parse({}),
     session: "test",
     headless: true,
-    ask: () => Promise.resolve(null),
-    status: () => {},
-  };
+    trusted: false,
+  });
 }
 
 /** Names in `dir`, sorted: proves no temp file was left behind. */

@@ -1,21 +1,21 @@
 /** Test helpers shared by the exec, git and dev plugin tests: a ToolContext and temp worktrees. */
 import { ConfigSchema } from "../../../src/config/schema.ts";
 import type { ToolContext } from "../../../src/plugin/api.ts";
+import { toolContext } from "../../../src/tool/context.ts";
 
 /** A headless ToolContext for `worktree`; `config` entries override the defaults. */
 export function makeContext(
   worktree: string,
   options: { signal?: AbortSignal; config?: Record<string, unknown> } = {},
 ): ToolContext {
-  return {
+  return toolContext({
     worktree,
     signal: options.signal ?? new AbortController().signal,
     config: ConfigSchema.parse(options.config ?? {}),
     session: "test",
     headless: true,
-    ask: () => Promise.resolve(null),
-    status: () => {},
-  };
+    trusted: false,
+  });
 }
 
 /** A canonical temp folder, removed by the returned disposer. */

@@ -2,6 +2,7 @@
 import { dirname, join } from "node:path";
 import { type Config, ConfigSchema } from "../../../src/config/schema.ts";
 import type { ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
+import { toolContext } from "../../../src/tool/context.ts";
 
 /** A temp worktree holding `files` (path -> text or bytes), removed on dispose. */
 export async function worktree(files: Record<string, string | Uint8Array> = {}) {
@@ -26,15 +27,14 @@ export function context(
   config: Partial<Config> = {},
   signal = new AbortController().signal,
 ): ToolContext {
-  return {
+  return toolContext({
     worktree: root,
     signal,
     config: { ...ConfigSchema.parse({}), ...config },
     session: "test",
     headless: true,
-    ask: () => Promise.resolve(null),
-    status: () => {},
-  };
+    trusted: false,
+  });
 }
 
 /** True when ripgrep is on PATH, so the tests of the ripgrep engine can run. */
