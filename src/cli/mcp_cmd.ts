@@ -20,9 +20,9 @@ async function serveMcp(flags: { path?: string }): Promise<number> {
   const warn = (message: string) => console.error(`svc mcp: warning: ${message}`);
   let runtime;
   try {
-    // No provider is needed to serve tools: the runtime is loaded without connecting.
+    // No provider is needed to serve tools: the runtime is loaded without connecting. A sessions
+    // folder that leads outside an untrusted worktree is refused here.
     runtime = await Runtime.load({ path: flags.path });
-    runtime.sessions; // a sessions folder that leads outside an untrusted worktree fails here
   } catch (err) {
     console.error(`svc mcp: ${(err as Error).message}`);
     return 1;
