@@ -5,7 +5,7 @@
  */
 import type { Action, PermissionRecord } from "../shared/types.ts";
 import type { Approval, ApprovalMemory, Approver } from "./approval.ts";
-import { judgeToolCall, type PolicyScope } from "./judge.ts";
+import { judgeToolCall, type PolicyScope, whyNotOffered } from "./judge.ts";
 import { normalizeToolCall } from "./normalize.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { truncateAtLine } from "./text.ts";
@@ -94,6 +94,13 @@ export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<I
   } else if (!normalized.ok) {
     inv.content = normalized.error;
     inv.audit.reason = normalized.tool ? "invalid arguments" : "unknown tool";
+    // A registered tool the policy does not offer: the model hears "unknown", the audit says why.
+    const hidden = normalized.tool ? undefined : env.view.resolve(call.name);
+    if (hidden) {
+      inv.name = inv.audit.tool = hidden.name;
+      inv.audit.category = hidden.category;
+      inv.audit.reason = whyNotOffered(hidden, env.scope);
+    }
   } else {
     await decideAndRun(normalized.tool, inv, env);
   }

@@ -60,3 +60,21 @@ export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[]
     })
   );
 }
+
+/**
+ * Why a registered tool is not offered (the model is told it is unknown; the audit says why):
+ * tool_calling off, or the policy's deny reason.
+ */
+export function whyNotOffered(tool: Tool, scope: PolicyScope): string {
+  if (!scope.config.tool_calling) return "not offered: tool_calling is off";
+  const { config } = scope;
+  const verdict = decide({
+    tool: tool.name,
+    category: tool.category,
+    permissions: config.tool_permission,
+    toolsAllow: config["tools.allow"],
+    toolsDeny: config["tools.deny"],
+    mode: scope.mode ?? config.mode,
+  });
+  return `not offered: ${verdict.reason}`;
+}

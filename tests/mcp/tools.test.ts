@@ -140,7 +140,7 @@ Deno.test("unknown tools, bad arguments and throwing tools come back as error re
     ok: false,
   });
   assert.deepEqual(trimmed(records).map((r) => r.reason), [
-    "unknown tool",
+    "not offered: listed in tools.deny",
     "invalid arguments",
     "invalid arguments",
     "read category is allow",

@@ -146,12 +146,12 @@ Deno.test("allowed and denied calls never reach the approver", async () => {
   await h.engine.runTurn("go", { session: h.store.create("t") });
   assert.deepEqual(questions, []);
   const records = await audit(h, "t");
-  // A denied tool is not offered, so the model's call to it is an unknown tool.
+  // A denied tool is not offered: the model is told it is unknown, the audit says why.
   assert.deepEqual(
     records.map((r: Record<string, unknown>) => [r.action, r.outcome, r.by, r.reason]),
     [
       ["allow", "allowed", "policy", "read category is allow"],
-      ["deny", "denied", "policy", "unknown tool"],
+      ["deny", "denied", "policy", "not offered: bash category is deny"],
     ],
   );
 });

@@ -11,9 +11,10 @@
  *   with `mcp_server.allow_ask` true approves them as the client: approved once, by client.
  * - Calls of tools that are not offered. svc offers neither unknown tools nor the ones it removes
  *   (`tools.deny`, the edit and bash categories in plan mode), so the agent loop answers them
- *   `unknown tool` and audits deny with category `unknown`. Over MCP such a tool is not
- *   registered: the SDK's McpServer answers the JSON-RPC error -32602 "Tool <name> not found"
- *   before svc sees the call, so `.svc/logs/mcp_audit.jsonl` has no record of it.
+ *   `unknown tool`; the audit records deny with the tool's category and why it is not offered
+ *   (category `unknown` and reason `unknown tool` for a name svc does not know). Over MCP such a
+ *   tool is not registered: the SDK's McpServer answers the JSON-RPC error -32602 "Tool <name>
+ *   not found" before svc sees the call, so `.svc/logs/mcp_audit.jsonl` has no record of it.
  * - Tool name aliases (`read_file` for `file_read`) are resolved for the model only: an MCP client
  *   calls the names of tools/list, and the SDK refuses an alias the same way (-32602, no audit).
  *
@@ -52,9 +53,10 @@ interface Row {
   unlisted?: true;
 }
 
-/** The verdict of a call whose tool is not offered. */
-function notOffered(name: string): Verdict {
-  return { tool: name, category: "unknown", action: "deny", reason: "unknown tool" };
+/** The verdict of a call whose tool is not offered (`why` is the policy's reason). */
+function notOffered(name: string, category = "unknown", why?: string): Verdict {
+  const reason = why ? `not offered: ${why}` : "unknown tool";
+  return { tool: name, category, action: "deny", reason };
 }
 
 const TABLE: Row[] = [
@@ -100,7 +102,7 @@ const TABLE: Row[] = [
     call: "glob, listed in tools.deny",
     name: "glob",
     args: { pattern: "*.txt" },
-    verdict: notOffered("glob"),
+    verdict: notOffered("glob", "read", "listed in tools.deny"),
     unlisted: true,
   },
   {
@@ -195,7 +197,7 @@ const TABLE: Row[] = [
     call: "file_write in plan mode",
     name: "file_write",
     args: { path: "plan.md", content: "step 1\n" },
-    verdict: notOffered("file_write"),
+    verdict: notOffered("file_write", "edit", "plan mode denies the edit category"),
     unlisted: true,
   },
   {
@@ -203,7 +205,7 @@ const TABLE: Row[] = [
     call: "run_command in plan mode",
     name: "run_command",
     args: { command: "echo same" },
-    verdict: notOffered("run_command"),
+    verdict: notOffered("run_command", "bash", "plan mode denies the bash category"),
     unlisted: true,
   },
 ];
