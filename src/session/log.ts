@@ -1,6 +1,20 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 
+/** A new, empty session document named `name`. */
+export function newSessionData(name: string, extra: { parent_id?: string } = {}): SessionData {
+  const now = new Date().toISOString();
+  return {
+    name,
+    created_at: now,
+    updated_at: now,
+    ...(extra.parent_id ? { parent_id: extra.parent_id } : {}),
+    messages: [],
+    errors: [],
+    permissions: [],
+  };
+}
+
 /** Options of an appended message. */
 export interface AppendOptions {
   /**

@@ -1,5 +1,5 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
-import type { AppendOptions, SessionLog } from "./log.ts";
+import { type AppendOptions, newSessionData, type SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 
 /** A session kept only in memory: nothing is written (eval trials, tests, dry runs). */
@@ -9,16 +9,7 @@ export class MemorySession implements SessionLog {
   #data: SessionData;
 
   constructor(name: string, extra: { parent_id?: string } = {}) {
-    const now = new Date().toISOString();
-    this.#data = {
-      name,
-      created_at: now,
-      updated_at: now,
-      ...(extra.parent_id ? { parent_id: extra.parent_id } : {}),
-      messages: [],
-      errors: [],
-      permissions: [],
-    };
+    this.#data = newSessionData(name, extra);
   }
 
   get name(): string {

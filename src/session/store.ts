@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { localDir } from "../util/dirs.ts";
 import { pathExists } from "../util/fs.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
+import { newSessionData } from "./log.ts";
 import { readSessionFile, Session, SessionError } from "./session.ts";
 import type { SessionData } from "./types.ts";
 
@@ -69,17 +70,7 @@ export class SessionStore {
     extra: { parent_id?: string } = {},
     fresh: "unique" | "shared" = "unique",
   ): Session {
-    const now = new Date().toISOString();
-    const data: SessionData = {
-      name,
-      created_at: now,
-      updated_at: now,
-      ...(extra.parent_id ? { parent_id: extra.parent_id } : {}),
-      messages: [],
-      errors: [],
-      permissions: [],
-    };
-    return new Session(this.dir, data, fresh);
+    return new Session(this.dir, newSessionData(name, extra), fresh);
   }
 
   /** The raw stored document (read-only access for MCP resources and previews). */

@@ -47,18 +47,8 @@ export function judgeToolCall(
  * tool_calling is off, canonical names only.
  */
 export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[] {
-  const { config } = scope;
-  if (!config.tool_calling) return [];
-  return registry.list().filter((tool) =>
-    isOffered({
-      tool: tool.name,
-      category: tool.category,
-      permissions: config.tool_permission,
-      toolsAllow: config["tools.allow"],
-      toolsDeny: config["tools.deny"],
-      mode: scope.mode ?? config.mode,
-    })
-  );
+  if (!scope.config.tool_calling) return [];
+  return registry.list().filter((tool) => isOffered(offerInput(tool, scope)));
 }
 
 /**
@@ -67,14 +57,18 @@ export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[]
  */
 export function whyNotOffered(tool: Tool, scope: PolicyScope): string {
   if (!scope.config.tool_calling) return "not offered: tool_calling is off";
+  return `not offered: ${decide(offerInput(tool, scope)).reason}`;
+}
+
+/** The policy input that decides whether a tool is offered at all (no arguments yet). */
+function offerInput(tool: Tool, scope: PolicyScope) {
   const { config } = scope;
-  const verdict = decide({
+  return {
     tool: tool.name,
     category: tool.category,
     permissions: config.tool_permission,
     toolsAllow: config["tools.allow"],
     toolsDeny: config["tools.deny"],
     mode: scope.mode ?? config.mode,
-  });
-  return `not offered: ${verdict.reason}`;
+  };
 }
