@@ -34,15 +34,15 @@ const SHAPES: Shape[] = [
     turns: 2_000,
     every: 200,
     note: "not 10,000: every turn sends and rewrites its whole conversation, so turns slow " +
-      "as the 4 sessions grow (about 25 ms each by turn 2,000); memory should follow the files",
+      "as the 4 sessions grow (25-35 ms each by turn 2,000); memory should follow the files",
   },
   {
     name: "c",
     label: "c. 4 named sessions, ~100 KB result, stored copy capped at 2,000 chars",
     turns: 400,
     every: 40,
-    note: "not 10,000: each request carries the full results the session still holds, so " +
-      "turns slow as they accumulate",
+    note: "not 10,000: each request carries the full results its session still holds (up to " +
+      "16 of ~100 KB) besides the growing conversation, so a turn costs 30-100 ms here",
   },
 ];
 const NAMED = 4;
