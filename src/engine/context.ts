@@ -8,7 +8,7 @@ import type { SessionMessage } from "../session/types.ts";
 export function buildContext(
   system: string[],
   log: readonly SessionMessage[],
-  live: ReadonlyMap<string, string> = new Map(),
+  live: Pick<ReadonlyMap<string, string>, "get"> = new Map(),
 ): ChatMessage[] {
   const out: ChatMessage[] = system.map((content) => ({ role: "system", content }));
   let start = 0;

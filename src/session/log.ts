@@ -1,4 +1,5 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
+import type { LiveResults } from "./live.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 
 /** A new, empty session document named `name`. */
@@ -36,8 +37,8 @@ export interface SessionLog {
   readonly path: string | null;
   /** The document; treat as read-only. */
   readonly data: Readonly<SessionData>;
-  /** Full tool results by call id, where the stored copy was shaped. */
-  readonly live: ReadonlyMap<string, string>;
+  /** Full tool results of the recent tool messages whose stored copy was shaped. */
+  readonly live: Pick<LiveResults, "get">;
   /** Appends a message; resolves once it is stored. */
   appendMessage(message: SessionMessage, options?: AppendOptions): Promise<void>;
   appendError(error: TurnError): Promise<void>;

@@ -1,11 +1,12 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
+import { LiveResults } from "./live.ts";
 import { type AppendOptions, newSessionData, type SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 
 /** A session kept only in memory: nothing is written (eval trials, tests, dry runs). */
 export class MemorySession implements SessionLog {
   readonly path = null;
-  readonly live = new Map<string, string>();
+  readonly live = new LiveResults();
   #data: SessionData;
 
   constructor(name: string, extra: { parent_id?: string } = {}) {
@@ -21,9 +22,7 @@ export class MemorySession implements SessionLog {
   }
 
   appendMessage(message: SessionMessage, options: AppendOptions = {}): Promise<void> {
-    if (options.live !== undefined && message.tool_call_id && options.live !== message.content) {
-      this.live.set(message.tool_call_id, options.live);
-    }
+    this.live.note(message, this.#data.messages, options.live);
     return this.#touch(() => this.#data.messages.push(message));
   }
 

@@ -6,6 +6,7 @@ import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { AppendOptions, SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
+import { LiveResults } from "./live.ts";
 
 /**
  * Largest session file svc loads (a 5,000-message session is about 2 MiB). A bigger file is
@@ -38,8 +39,8 @@ export class Session implements SessionLog {
   #failure: unknown = null;
   /** A rename happened since the folder was last fsynced. */
   #dirty = false;
-  /** Full tool results of this process, by call id, where the stored copy was shaped. */
-  readonly live = new Map<string, string>();
+  /** Full tool results of this process's recent tool messages whose stored copy was shaped. */
+  readonly live = new LiveResults();
 
   /**
    * What the first write does when a file of this name already exists: `unique` (a new
@@ -87,10 +88,7 @@ export class Session implements SessionLog {
     message: SessionMessage,
     options: AppendOptions = {},
   ): Promise<void> {
-    const { live } = options;
-    if (live !== undefined && message.tool_call_id && live !== message.content) {
-      this.live.set(message.tool_call_id, live);
-    }
+    this.live.note(message, this.#data.messages, options.live);
     return this.#commit(() => {
       this.#data.messages.push(message);
       this.#json.messages.push(message);

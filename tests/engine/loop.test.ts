@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { echoTool, harness, readStored } from "../_support/engine.ts";
+import { LIVE_TOOL_MESSAGES } from "../../src/session/live.ts";
 import { fixedApprover } from "../../src/tool/approval.ts";
 import type { Tool } from "../../src/tool/types.ts";
 
@@ -318,6 +319,25 @@ Deno.test("noise_tools and session_tool_max_chars shape only the persisted log",
   assert.match(stored[0].content, /excluded from the session log \(noise_tools\)/);
   assert.ok(stored[1].content.length < 200);
   assert.match(stored[1].content, /truncated/);
+});
+
+Deno.test("a shaped result older than the last 16 tool messages goes to the provider as stored", async () => {
+  const fetcher = echoTool("web_fetch");
+  fetcher.run = (args) => Promise.resolve(`PAGE ${(args as { text: string }).text}`);
+  const rounds = LIVE_TOOL_MESSAGES + 1;
+  await using h = await harness([
+    ...Array.from({ length: rounds }, (_, i) => ({
+      tool_calls: [{ id: `call_${i}`, name: "web_fetch", arguments: { text: String(i) } }],
+    })),
+    { text: "ok" },
+  ], { tools: [fetcher] });
+  await h.engine.runTurn("go", { session: h.store.create("t") });
+  const sent = h.fake.requests[rounds].body.messages
+    .filter((m: { role: string }) => m.role === "tool")
+    .map((m: { content: string }) => m.content);
+  assert.equal(sent.length, rounds);
+  assert.match(sent[0], /excluded from the session log \(noise_tools\)/);
+  assert.deepEqual(sent.slice(1), Array.from({ length: rounds - 1 }, (_, i) => `PAGE ${i + 1}`));
 });
 
 Deno.test("tool_analysis stores a one-line analysis on the tool message", async () => {
