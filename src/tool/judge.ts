@@ -25,7 +25,7 @@ export function judgeToolCall(
   scope: PolicyScope,
 ): Decision {
   const permissions = scope.config.tool_permission;
-  const paths = tool.pathArgs?.map((k) => args[k]) ?? [];
+  const paths = [...(tool.pathArgs?.map((k) => args[k]) ?? []), ...(tool.pathsOf?.(args) ?? [])];
   return decide({
     tool: tool.name,
     category: tool.category,

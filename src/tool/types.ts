@@ -90,6 +90,11 @@ export interface Tool {
    * and escalates `allow` to `ask` when one points outside it.
    */
   pathArgs?: string[];
+  /**
+   * Paths held inside other arguments (the git tool's `args` list mixes options, revisions and
+   * paths); judged like `pathArgs`.
+   */
+  pathsOf?(args: Record<string, unknown>): unknown[];
   /** Per-invocation policy resolver; returns undefined to keep the category action. */
   resolvePolicy?(args: ResolverArgs, worktree: string): Action | undefined;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */
