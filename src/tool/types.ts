@@ -33,6 +33,12 @@ export interface ToolContext {
    */
   trusted?: boolean;
   /**
+   * A path argument lay outside the worktree when the policy judged this call, and the call was
+   * approved for it. Without it a tool keeps what it writes inside the worktree, even when a
+   * symbolic link changes after the check (`writeFileAtomic`'s `confineTo`).
+   */
+  outsideApproved?: boolean;
+  /**
    * Adds and removes the calling plugin's own tools in the tools offered from the next turn on
    * (an MCP client's imported tools); given only to tools that declare `usesHost`.
    */

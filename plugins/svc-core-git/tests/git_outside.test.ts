@@ -120,8 +120,8 @@ Deno.test("git asks before a path outside the worktree reaches git", () => {
   const scope = { config: ConfigSchema.parse({}), worktree: t.dir };
   const verdict = (subcommand: string, args: string[]) =>
     judgeToolCall(gitTool, { subcommand, args }, scope);
-  const ask = { action: "ask", reason: "path is outside the worktree" };
-  const allow = { action: "allow", reason: "read category is allow" };
+  const ask = { action: "ask", reason: "path is outside the worktree", outsideWorktree: true };
+  const allow = { action: "allow", reason: "read category is allow", outsideWorktree: false };
   const cases: [string, string[], unknown][] = [
     ["diff", ["--", t.secret, "/dev/null"], ask],
     ["diff", [t.secret], ask],
