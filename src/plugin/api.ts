@@ -10,7 +10,10 @@ export { bashAllowed } from "../policy/bash_allow.ts";
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 /** Tool-result wording shared by the bundled tools: error results, paths, filesystem errors. */
 export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
-/** Replaces a file crash-safely (temp file, fsync, rename); `keepMode` keeps its permissions. */
+/**
+ * Replaces a file crash-safely (temp file, fsync, rename); `keepMode` keeps its permissions,
+ * `confineTo` keeps the write inside a folder even when a symbolic link is swapped meanwhile.
+ */
 export { writeFileAtomic } from "../util/atomic.ts";
 
 import type { ProviderDef } from "../shared/types.ts";

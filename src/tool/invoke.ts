@@ -139,7 +139,10 @@ async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promis
     inv.audit.scope = approval.answer;
   } else inv.audit.outcome = "allowed";
   if (env.signal.aborted) return markCancelled(inv, env.signal);
-  const run = () => runTool(tool, inv.args, env.context(tool));
+  const context = verdict.outsideWorktree
+    ? { ...env.context(tool), outsideApproved: true }
+    : env.context(tool);
+  const run = () => runTool(tool, inv.args, context);
   const output = env.exclusive
     ? await env.exclusive(run).catch((err): ToolOutput => ({
       content: env.signal.aborted ? CANCELLED : `Error: not run: ${(err as Error).message}`,

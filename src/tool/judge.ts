@@ -15,6 +15,14 @@ export interface PolicyScope {
 }
 
 /**
+ * A policy decision and whether a path argument lay outside the worktree when it was judged (the
+ * run is told, so a symlink swapped after the check cannot move a write outside).
+ */
+export interface Verdict extends Decision {
+  outsideWorktree: boolean;
+}
+
+/**
  * The policy verdict for one normalized tool call: name lists, mode, category action, the tool's
  * own resolver and worktree scoping. Shared by the agent loop and the MCP server so no caller can
  * assemble a weaker policy input.
@@ -23,23 +31,25 @@ export function judgeToolCall(
   tool: Tool,
   args: Record<string, unknown>,
   scope: PolicyScope,
-): Decision {
+): Verdict {
   const permissions = scope.config.tool_permission;
-  const paths = tool.pathArgs?.map((k) => args[k]) ?? [];
-  return decide({
+  const paths = [...(tool.pathArgs?.map((k) => args[k]) ?? []), ...(tool.pathsOf?.(args) ?? [])];
+  const outsideWorktree = paths.length > 0 && pointsOutside(scope.worktree, paths);
+  const decision = decide({
     tool: tool.name,
     category: tool.category,
     permissions,
     toolsAllow: scope.config["tools.allow"],
     toolsDeny: scope.config["tools.deny"],
     mode: scope.mode ?? scope.config.mode,
-    outsideWorktree: paths.length > 0 && pointsOutside(scope.worktree, paths),
+    outsideWorktree,
     controlFiles: tool.category === "edit" && touchesControlFiles(scope.worktree, paths),
     resolved: tool.resolvePolicy?.(
       { ...args, _permissions: permissions, _config: scope.config },
       scope.worktree,
     ),
   });
+  return { ...decision, outsideWorktree };
 }
 
 /**

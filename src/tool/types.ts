@@ -33,6 +33,12 @@ export interface ToolContext {
    */
   trusted?: boolean;
   /**
+   * A path argument lay outside the worktree when the policy judged this call, and the call was
+   * approved for it. Without it a tool keeps what it writes inside the worktree, even when a
+   * symbolic link changes after the check (`writeFileAtomic`'s `confineTo`).
+   */
+  outsideApproved?: boolean;
+  /**
    * Adds and removes the calling plugin's own tools in the tools offered from the next turn on
    * (an MCP client's imported tools); given only to tools that declare `usesHost`.
    */
@@ -90,6 +96,11 @@ export interface Tool {
    * and escalates `allow` to `ask` when one points outside it.
    */
   pathArgs?: string[];
+  /**
+   * Paths held inside other arguments (the git tool's `args` list mixes options, revisions and
+   * paths); judged like `pathArgs`.
+   */
+  pathsOf?(args: Record<string, unknown>): unknown[];
   /** Per-invocation policy resolver; returns undefined to keep the category action. */
   resolvePolicy?(args: ResolverArgs, worktree: string): Action | undefined;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */

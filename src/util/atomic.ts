@@ -1,4 +1,29 @@
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { denoError, openConfinedDir, outside } from "./confined.ts";
+import { canonicalPath, isInside } from "./paths.ts";
+
+export { OutsideRootError } from "./confined.ts";
+
+/** How writeFileAtomic writes. */
+export interface AtomicWriteOptions {
+  /** Permission bits of a new file (default 0o644), narrowed by the umask. */
+  mode?: number;
+  /** A file already at the path keeps its permission bits exactly, umask aside. */
+  keepMode?: boolean;
+  /** fsync the folder after the rename (default true). */
+  syncDir?: boolean;
+  /** Create missing parent folders. */
+  parents?: boolean;
+  /**
+   * Nothing outside this folder may be created or changed, even when a symbolic link on the way
+   * is swapped during the write: the folder actually opened is checked before anything is written
+   * (on Linux through its descriptor; elsewhere by path, just before the write). Throws
+   * `OutsideRootError` when the file's folder lies outside it.
+   */
+  confineTo?: string;
+}
 
 /**
  * Replaces `path` crash-safely: temp file in the same folder, fsync, rename, fsync the folder.
@@ -6,16 +31,24 @@ import { dirname, join } from "node:path";
  * `syncDir: false` the rename is atomic but only durable after a later `syncDir(folder)`: a power
  * loss before that leaves the previous complete version. `mode` (default 0o644, narrowed by the
  * umask) is for a new file; with `keepMode` a file already at `path` keeps its permission bits
- * exactly, umask aside.
+ * exactly, umask aside. `confineTo` keeps the write inside a folder (see AtomicWriteOptions).
  */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  options: { mode?: number; keepMode?: boolean; syncDir?: boolean } = {},
+  options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${crypto.randomUUID().slice(0, 8)}.tmp`);
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  if (options.confineTo !== undefined && Deno.build.os === "linux") {
+    return await writeConfined(path, bytes, options.confineTo, options);
+  }
+  const dir = dirname(path);
+  if (options.confineTo !== undefined) {
+    const root = await Deno.realPath(options.confineTo);
+    if (!isInside(root, canonicalPath(root, dir))) throw outside(dir, options.confineTo);
+  }
+  if (options.parents) await Deno.mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${crypto.randomUUID().slice(0, 8)}.tmp`);
   const kept = options.keepMode ? await permissionBits(path) : undefined;
   const mode = (kept ?? options.mode ?? 0o644) & 0o777;
   const file = await Deno.open(tmp, { write: true, createNew: true, mode });
@@ -35,6 +68,58 @@ export async function writeFileAtomic(
     throw err;
   }
   if (options.syncDir !== false) await syncDir(dir);
+}
+
+/**
+ * The confined write on Linux: the folder is opened and checked, and the temp file, its mode and
+ * the rename all go through that folder's descriptor, so a swapped link cannot redirect them.
+ */
+async function writeConfined(
+  path: string,
+  bytes: Uint8Array,
+  root: string,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
+  try {
+    const name = basename(path);
+    const tmp = dir.at(`.${crypto.randomUUID().slice(0, 8)}.tmp`);
+    const kept = options.keepMode ? await regularFileBits(dir.at(name)) : undefined;
+    const mode = (kept ?? options.mode ?? 0o644) & 0o777;
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const file = await open(tmp, flags, mode).catch((err) => Promise.reject(denoError(err)));
+    try {
+      try {
+        let written = 0;
+        while (written < bytes.length) {
+          written += (await file.write(bytes, written, bytes.length - written)).bytesWritten;
+        }
+        await file.datasync();
+        // On the descriptor: a link put in place of the temp file cannot redirect the chmod.
+        if (kept !== undefined) await file.chmod(kept);
+      } finally {
+        await file.close();
+      }
+      await Deno.rename(tmp, dir.at(name));
+    } catch (err) {
+      await Deno.remove(tmp).catch(() => {});
+      throw denoError(err);
+    }
+    if (options.syncDir !== false) await dir.handle.sync().catch(() => {});
+  } finally {
+    await dir.handle.close();
+  }
+}
+
+/** The permission bits of a regular file (not a link) at `path`, or undefined. */
+async function regularFileBits(path: string): Promise<number | undefined> {
+  try {
+    const info = await Deno.lstat(path);
+    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
 }
 
 /** The permission bits of the file at `path`, or undefined when there is none. */

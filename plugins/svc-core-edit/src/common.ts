@@ -1,8 +1,20 @@
 /** Helpers shared by file_write and file_edit: how and where a write lands, line counts. */
 import { dirname, resolve } from "node:path";
+import type { ToolContext } from "../../../src/plugin/api.ts";
 
-/** `writeFileAtomic` options: a file keeps its mode; a new one gets 0o666 less the umask. */
-export const WRITE_OPTIONS = { mode: 0o666, keepMode: true } as const;
+/**
+ * `writeFileAtomic` options: a file keeps its mode, a new one gets 0o666 less the umask, missing
+ * folders are created, and the write stays inside the worktree unless the call was approved for a
+ * path outside it (a symbolic link swapped after the policy's check cannot move it out).
+ */
+export function writeOptions(ctx: ToolContext) {
+  return {
+    mode: 0o666,
+    keepMode: true,
+    parents: true,
+    confineTo: ctx.outsideApproved ? undefined : ctx.worktree,
+  };
+}
 
 /**
  * The file a write to `path` really lands in: symbolic links (dangling ones too) are followed,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
-import { WRITE_OPTIONS, writeTarget } from "./common.ts";
+import { writeOptions, writeTarget } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
 
@@ -72,7 +72,7 @@ async function editFile(
     }
     updated += text.slice(from);
     ctx.signal.throwIfAborted();
-    await writeFileAtomic(target, updated, WRITE_OPTIONS);
+    await writeFileAtomic(target, updated, writeOptions(ctx));
     const lines = linesOf(text, at.slice(0, 5));
     const where = at.length > 5 ? `${lines.join(", ")}, ...` : lines.join(", ");
     const noun = at.length === 1 ? "occurrence" : "occurrences";

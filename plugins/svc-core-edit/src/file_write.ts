@@ -1,9 +1,8 @@
 /** file_write: creates, overwrites or appends to a text file, crash-safely. */
-import { dirname } from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
-import { countLines, WRITE_OPTIONS, writeTarget } from "./common.ts";
+import { countLines, writeOptions, writeTarget } from "./common.ts";
 
 const schema = z.object({
   path: z.string().describe("File path"),
@@ -41,13 +40,12 @@ async function writeFile(
     if (existing?.isDirectory) return fail(`${abs} is a directory`);
     if (existing && !existing.isFile) return fail(`${abs} is not a regular file`);
     ctx.signal.throwIfAborted();
-    await Deno.mkdir(dirname(target), { recursive: true });
     let data = new TextEncoder().encode(args.content);
     if (append && existing) {
       const before = await Deno.readFile(target);
       data = concat(before, data);
     }
-    await writeFileAtomic(target, data, WRITE_OPTIONS);
+    await writeFileAtomic(target, data, writeOptions(ctx));
     const verb = !existing ? "Created" : append ? "Appended" : "Overwritten";
     const size = `${plural(countLines(args.content), "line")}, ${
       plural(args.content.length, "char")

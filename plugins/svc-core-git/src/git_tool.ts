@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { checkGitArgs } from "./git_options.ts";
+import { gitPathArgs, noIndexRefusal } from "./git_paths.ts";
 import { gitOutput, runGit } from "./git_run.ts";
 
 const SUBCOMMANDS = ["status", "diff", "log", "branch", "show", "rev_parse"] as const;
@@ -29,10 +30,15 @@ export const gitTool: Tool = {
     "Read-only git in the worktree: status, diff, log, branch, show, rev_parse. args holds " +
     "revisions, paths (after --) and common options such as --stat, --oneline, -n 5.",
   schema,
+  pathsOf: (args) =>
+    Array.isArray(args.args) && args.args.every((arg) => typeof arg === "string")
+      ? gitPathArgs(String(args.subcommand), args.args)
+      : [],
   async run(args, ctx) {
     const subcommand = args.subcommand as string;
     const extra = (args.args as string[] | undefined) ?? [];
-    const refused = checkGitArgs(subcommand, extra);
+    const refused = checkGitArgs(subcommand, extra) ??
+      (subcommand === "diff" ? await noIndexRefusal(extra, ctx.worktree, ctx.signal) : null);
     if (refused) return { content: refused, ok: false };
     const name = subcommand === "rev_parse" ? "rev-parse" : subcommand;
     const result = await runGit(
