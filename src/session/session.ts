@@ -22,13 +22,15 @@ export class SessionError extends Error {
  * One append-only session log. An append shows in `data` at once and is written crash-safely
  * (temp file, fsync, rename) from cached per-record JSON, so a write costs one write of the file,
  * not a re-encode. Appends made together share one write (group commit); an append may ask to
- * wait `deferMs` for company. Appends from other processes are merged: the file is reloaded when
- * its inode changed, and this process's unwritten appends are applied again on top.
+ * wait `deferMs` for company. Appends from other processes are merged: under the lock, the file is
+ * reloaded whenever its stamp (device, inode, size, mtime, ctime) differs from the one this process
+ * last wrote or read, and this process's unwritten appends are applied again on top.
  */
 export class Session implements SessionLog {
   #data: SessionData;
   #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
-  #ino: number | null = null;
+  /** The stamp of the file as this process last wrote or read it; null before either. */
+  #stamp: string | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   /** Appends applied in memory but not written yet, replayed after a reload from disk. */
   #pending: Array<() => void> = [];
@@ -73,8 +75,11 @@ export class Session implements SessionLog {
 
   /** Loads a session file, throwing SessionError when it does not parse. */
   static async load(dir: string, name: string): Promise<Session> {
-    const session = new Session(dir, await readSessionFile(join(dir, `${name}.json`)), null);
-    session.#ino = (await Deno.stat(session.path)).ino;
+    const path = join(dir, `${name}.json`);
+    // Stamped before reading: a write in between leaves an older stamp, so the next flush reloads.
+    const stamp = await fileStamp(path);
+    const session = new Session(dir, await readSessionFile(path), null);
+    session.#stamp = stamp;
     return session;
   }
 
@@ -130,6 +135,7 @@ export class Session implements SessionLog {
         this.#data.name = candidate;
         if (await pathExists(old)) {
           await Deno.rename(old, this.path);
+          this.#stamp = await fileStamp(this.path);
           this.#dirty = true;
         } else await this.#write();
       })
@@ -217,17 +223,12 @@ export class Session implements SessionLog {
       for (let n = 2; await pathExists(this.path); n++) this.#data.name = `${base}_${n}`;
       return false;
     }
-    if (fresh === "shared") {
-      if (!(await pathExists(this.path))) return false;
-    } else {
-      if (this.#ino === null) return false;
-      try {
-        if ((await Deno.stat(this.path)).ino === this.#ino) return false;
-      } catch {
-        return false;
-      }
-    }
+    // Stamped before reading: a write in between leaves an older stamp, so the next flush reloads.
+    const now = await fileStamp(this.path);
+    // No file (not written yet, or renamed or deleted by another process): it is written anew.
+    if (now === null || now === this.#stamp) return false;
     this.#data = await readSessionFile(this.path);
+    this.#stamp = now;
     this.#cache();
     return true;
   }
@@ -236,7 +237,7 @@ export class Session implements SessionLog {
     await Deno.mkdir(this.dir, { recursive: true });
     await writeFileAtomic(this.path, this.#serialize(), { syncDir: false });
     this.#dirty = true;
-    this.#ino = (await Deno.stat(this.path)).ino;
+    this.#stamp = await fileStamp(this.path);
   }
 
   #cache(): void {
@@ -261,6 +262,22 @@ export class Session implements SessionLog {
       text("}\n"),
     ];
     return concatBytes(chunks);
+  }
+}
+
+/**
+ * What identifies one version of a file: device, inode, size, mtime and ctime, or null when there
+ * is no file. The inode alone is not enough: ext4 hands a freed inode number (the file another
+ * process's rename replaced) to the next new file at once. Every svc writer reloads under the
+ * lock before writing and only appends, so each write is larger than the one before it.
+ */
+async function fileStamp(path: string): Promise<string | null> {
+  try {
+    const { dev, ino, size, mtime, ctime } = await Deno.stat(path);
+    return [dev, ino, size, mtime?.getTime(), ctime?.getTime()].join(":");
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
   }
 }
 
