@@ -115,10 +115,11 @@ export class Turn {
     const calls = outcome.completed || outcome.finishReason === "tool_calls"
       ? outcome.toolCalls
       : completeCallsOnly(outcome.toolCalls);
-    await this.#appendAssistant(outcome, calls, roundStart);
+    // Taken before the write, so a turn whose session cannot be written still returns it.
     if (outcome.content) {
       this.#content = this.#content ? `${this.#content}\n\n${outcome.content}` : outcome.content;
     }
+    await this.#appendAssistant(outcome, calls, roundStart);
     if (this.signal.aborted) return "cancelled";
     if (outcome.error) await this.#fail(outcome.error);
     // Tool calls that arrived before the stream broke still run; the loop continues.
@@ -182,20 +183,25 @@ export class Turn {
     await this.session.appendError(error);
   }
 
-  async #finish(status: TurnStatus): Promise<TurnResult> {
+  /** The result of what the turn has done so far, with `errors` added to its own. */
+  result(status: TurnStatus, errors: TurnError[] = []): TurnResult {
     const { deps } = this.engine;
-    const result = turnResult({
+    return turnResult({
       status,
       content: this.#content,
       thinking: this.#thinking,
       tool_calls: this.#records,
-      errors: this.#errors,
+      errors: [...this.#errors, ...errors],
       usage: this.#usage,
       started: this.#started,
       model: deps.model,
       provider: deps.provider,
       session: this.session.name,
     });
+  }
+
+  async #finish(status: TurnStatus): Promise<TurnResult> {
+    const result = this.result(status);
     // Everything this turn appended is durable before anyone sees the result.
     await this.session.sync();
     this.emit({ type: "done", result });

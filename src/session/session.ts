@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
-import type { AppendOptions, SessionLog } from "./log.ts";
+import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 
@@ -24,7 +24,10 @@ export class SessionError extends Error {
  * not a re-encode. Appends made together share one write (group commit); an append may ask to
  * wait `deferMs` for company. Appends from other processes are merged: under the lock, the file is
  * reloaded whenever its stamp (device, inode, size, mtime, ctime) differs from the one this process
- * last wrote or read, and this process's unwritten appends are applied again on top.
+ * last wrote or read, and this process's unwritten appends are applied again on top. A write that
+ * fails takes its appends back out of memory (only the file's content remains, plus what was
+ * appended since), so they are never saved later by another turn's write: what a caller was told
+ * failed stays absent from the file.
  */
 export class Session implements SessionLog {
   #data: SessionData;
@@ -33,7 +36,9 @@ export class Session implements SessionLog {
   #stamp: string | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   /** Appends applied in memory but not written yet, replayed after a reload from disk. */
-  #pending: Array<() => void> = [];
+  #pending: Pending[] = [];
+  /** How many records of each list the file holds, as this process last wrote or read it. */
+  #durable: Counts;
   #waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The last failed write, reported once by `sync`. */
@@ -57,6 +62,7 @@ export class Session implements SessionLog {
   ) {
     this.#data = data;
     this.#fresh = fresh;
+    this.#durable = fresh === null ? counts(data) : counts();
     this.#cache();
   }
 
@@ -102,11 +108,15 @@ export class Session implements SessionLog {
     }, options.deferMs);
   }
 
-  appendError(error: TurnError): Promise<void> {
-    return this.#commit(() => {
-      this.#data.errors.push(error);
-      this.#json.errors.push(error);
-    });
+  appendError(error: TurnError, options: ErrorOptions = {}): Promise<void> {
+    return this.#commit(
+      () => {
+        this.#data.errors.push(error);
+        this.#json.errors.push(error);
+      },
+      0,
+      options.retry,
+    );
   }
 
   appendPermission(record: PermissionRecord): Promise<void> {
@@ -160,9 +170,9 @@ export class Session implements SessionLog {
   }
 
   /** Applies an append in memory now and queues its write. */
-  #commit(mutate: () => void, deferMs = 0): Promise<void> {
-    mutate();
-    this.#pending.push(mutate);
+  #commit(apply: () => void, deferMs = 0, retry = false): Promise<void> {
+    apply();
+    this.#pending.push({ apply, retry });
     const written = new Promise<void>((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
     });
@@ -195,7 +205,7 @@ export class Session implements SessionLog {
       await withFileLock(join(this.dir, ".sessions"), async () => {
         if (await this.#reloadIfChanged()) {
           // The reload replaced memory with the file: replay what this process has not written.
-          for (const mutate of [...batch, ...this.#pending]) mutate();
+          for (const pending of [...batch, ...this.#pending]) pending.apply();
         }
         this.#data.updated_at = new Date().toISOString();
         await this.#write();
@@ -203,8 +213,25 @@ export class Session implements SessionLog {
       for (const waiter of waiters) waiter.resolve();
     } catch (err) {
       this.#failure = err;
+      this.#rollBack(batch.filter((pending) => pending.retry));
       for (const waiter of waiters) waiter.reject(err);
     }
+  }
+
+  /**
+   * After a failed write: memory goes back to what the file holds, then `kept` (appends that
+   * retry until written) and the appends made since the batch was taken are applied again.
+   */
+  #rollBack(kept: Pending[]): void {
+    const { messages, errors, permissions, subSessions } = this.#durable;
+    this.#data.messages.length = messages;
+    this.#data.errors.length = errors;
+    this.#data.permissions.length = permissions;
+    if (subSessions === null) delete this.#data.sub_sessions;
+    else this.#data.sub_sessions = this.#data.sub_sessions?.slice(0, subSessions);
+    this.#pending = [...kept, ...this.#pending];
+    for (const pending of this.#pending) pending.apply();
+    this.#cache();
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -229,6 +256,7 @@ export class Session implements SessionLog {
     if (now === null || now === this.#stamp) return false;
     this.#data = await readSessionFile(this.path);
     this.#stamp = now;
+    this.#durable = counts(this.#data);
     this.#cache();
     return true;
   }
@@ -237,6 +265,7 @@ export class Session implements SessionLog {
     await Deno.mkdir(this.dir, { recursive: true });
     await writeFileAtomic(this.path, this.#serialize(), { syncDir: false });
     this.#dirty = true;
+    this.#durable = counts(this.#data);
     this.#stamp = await fileStamp(this.path);
   }
 
@@ -263,6 +292,29 @@ export class Session implements SessionLog {
     ];
     return concatBytes(chunks);
   }
+}
+
+/** An append not written yet; `retry` keeps it queued through failed writes. */
+interface Pending {
+  apply(): void;
+  retry: boolean;
+}
+
+/** How many records each list of a session document holds; null: no `sub_sessions` field. */
+interface Counts {
+  messages: number;
+  errors: number;
+  permissions: number;
+  subSessions: number | null;
+}
+
+function counts(data?: SessionData): Counts {
+  return {
+    messages: data?.messages.length ?? 0,
+    errors: data?.errors.length ?? 0,
+    permissions: data?.permissions.length ?? 0,
+    subSessions: data?.sub_sessions?.length ?? null,
+  };
 }
 
 /**
