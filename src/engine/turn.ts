@@ -6,7 +6,7 @@ import type { ApprovalMemory } from "../tool/approval.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
-import { type CallEnv, runToolCalls } from "./calls.ts";
+import { type CallEnv, runToolCalls, TOKEN_CAP_REFUSAL } from "./calls.ts";
 import { buildContext } from "./context.ts";
 import { addUsage, type RoundOutcome, streamRound } from "./round.ts";
 import { turnResult } from "./result.ts";
@@ -125,6 +125,12 @@ export class Turn {
     // Tool calls that arrived before the stream broke still run; the loop continues.
     if (outcome.error && calls.length === 0) return this.#streamFailed();
     if (calls.length === 0) return await this.#answered(outcome);
+    if (outcome.finishReason === "length") {
+      // A round cut at the cap may have cut a call's arguments into other valid JSON: none runs,
+      // each is answered so the history stays valid, and the turn ends as a cut answer does.
+      this.#records.push(...await runToolCalls(calls, env, TOKEN_CAP_REFUSAL));
+      return await this.#answered(outcome);
+    }
     this.#records.push(...await runToolCalls(calls, env));
     return this.signal.aborted ? "cancelled" : null;
   }
