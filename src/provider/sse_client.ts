@@ -16,7 +16,10 @@ export interface ChatClientOptions {
   streamRetries?: number;
   /** Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After. */
   retryDelay?: number;
-  /** No stream byte for this long fails the round with code `stall` (default 120, 0 = none). */
+  /**
+   * No output for this long fails the round with code `stall` (default 120, 0 = none); keep-alive
+   * comments and empty deltas are not output.
+   */
   idleTimeout?: number;
   /** Wait for the response head (streaming) or whole answer (non-streaming, default 60). */
   requestTimeout?: number;
@@ -110,7 +113,7 @@ async function* streamChat(
         case "stall":
           return yield* fail(
             "stall",
-            `${opts.provider} sent nothing for ${
+            `${opts.provider} sent no output for ${
               formatSeconds(outcome.seconds)
             }; the stream was abandoned`,
           );

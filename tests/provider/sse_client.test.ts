@@ -216,16 +216,46 @@ Deno.test("chat fails a stalled stream after the idle timeout", async () => {
     {
       type: "error",
       code: "stall",
-      message: "generic sent nothing for 0.2s; the stream was abandoned",
+      message: "generic sent no output for 0.2s; the stream was abandoned",
     },
     { type: "done", reason: "error" },
   ]);
 });
 
+Deno.test("keep-alive comments and empty deltas do not keep a stalled stream alive past the idle timeout", async () => {
+  const started = Date.now();
+  // Cancelled after 5 s, so a stream kept alive by the noise ends as cancelled instead of hanging.
+  const fake = await startFakeProvider([{ keepAlive: true, text: "half", everyMs: 40 }]);
+  try {
+    const client = createChatClient({
+      provider: "generic",
+      baseUrl: fake.url,
+      apiKey: "",
+      idleTimeout: 0.3,
+    });
+    const events = await collect(client.chat(request, AbortSignal.timeout(5000)));
+    assert.deepEqual(events, [
+      { type: "token", content: "half" },
+      {
+        type: "error",
+        code: "stall",
+        message: "generic sent no output for 0.3s; the stream was abandoned",
+      },
+      { type: "done", reason: "error" },
+    ]);
+    assert.ok(Date.now() - started < 4000);
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("chat emits the complete tool calls of a broken stream before the error, without retrying", async () => {
   const expected: Record<string, { code: string; message: RegExp }> = {
     cut: { code: "stream_incomplete", message: /^Stream ended before a completion event; partial/ },
-    stall: { code: "stall", message: /^generic sent nothing for 0\.2s; the stream was abandoned$/ },
+    stall: {
+      code: "stall",
+      message: /^generic sent no output for 0\.2s; the stream was abandoned$/,
+    },
     error: { code: "provider_error", message: /^generic reported an error: overloaded$/ },
   };
   for (const breakWith of ["cut", "stall", "error"] as const) {
