@@ -46,6 +46,14 @@ export function redact(text: string, apiKey: string): string {
   return apiKey ? text.split(apiKey).join("***") : text;
 }
 
+/**
+ * A backoff wait with jitter: between half and all of `seconds`, so clients that failed together
+ * (one rate limit, one restarting server) do not all retry at the same instant.
+ */
+export function jittered(seconds: number, random: () => number = Math.random): number {
+  return seconds * (0.5 + random() * 0.5);
+}
+
 /** Waits `seconds` or until `signal` aborts; resolves false when aborted. */
 export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,6 +1,14 @@
 /** The streaming chat-completions client: retries, HTTP errors, stalls and cancellation. */
 import { buildPayload } from "./payload.ts";
-import { endpoint, formatSeconds, redact, requestHeaders, shortBody, sleep } from "./http_util.ts";
+import {
+  endpoint,
+  formatSeconds,
+  jittered,
+  redact,
+  requestHeaders,
+  shortBody,
+  sleep,
+} from "./http_util.ts";
 import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
@@ -14,7 +22,10 @@ export interface ChatClientOptions {
   headers?: Record<string, string>;
   /** Extra attempts for a stream that ends with no completion and no content (default 2). */
   streamRetries?: number;
-  /** Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After. */
+  /**
+   * Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After.
+   * Each wait is jittered to between half and all of that.
+   */
   retryDelay?: number;
   /**
    * No output for this long fails the round with code `stall` (default 120, 0 = none); keep-alive
@@ -88,7 +99,7 @@ async function* streamChat(
             type: "status",
             message: `stream ended early, retrying (attempt ${n + 1} of ${attempts})`,
           };
-          if (!(await sleep(delay, signal))) break;
+          if (!(await sleep(jittered(delay), signal))) break;
           continue;
         }
         case "http": {
@@ -97,7 +108,7 @@ async function* streamChat(
           }`;
           const retryable = outcome.status === 429 || outcome.status >= 500;
           if (!retryable || last) return yield* fail(`http_${outcome.status}`, message);
-          const wait = outcome.retryAfter ?? delay * 2 ** (n - 1);
+          const wait = outcome.retryAfter ?? jittered(delay * 2 ** (n - 1));
           const what = outcome.status === 429
             ? "rate limited"
             : `${opts.provider} returned HTTP ${outcome.status}`;

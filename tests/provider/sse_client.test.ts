@@ -148,6 +148,26 @@ Deno.test("chat retries HTTP 429 honouring Retry-After, then succeeds", async ()
   assert.equal(requests.length, 2);
 });
 
+Deno.test("retry waits without Retry-After are jittered between half and all of the backoff", async () => {
+  const fake = await startFakeProvider(() => ({ status: 503 }));
+  try {
+    const waits = await Promise.all(Array.from({ length: 24 }, async () => {
+      const client = createChatClient({ provider: "generic", baseUrl: fake.url, apiKey: "" });
+      const stop = new AbortController();
+      for await (const event of client.chat(request, stop.signal)) {
+        if (event.type !== "status") continue;
+        stop.abort(); // the wait is announced; nothing needs to sleep through it
+        return Number(/retrying in ([\d.]+)s$/.exec(event.message)?.[1]);
+      }
+    }));
+    // retryDelay defaults to 0.5 s: the first wait lies in [0.25, 0.5] and is not always the same.
+    assert.deepEqual(waits.filter((w) => !(w! >= 0.2 && w! <= 0.5)), []);
+    assert.ok(new Set(waits).size > 1, `every wait was ${waits[0]}s`);
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("chat reports HTTP 500 as an error after the retry budget", async () => {
   const fail = { status: 500, body: '{"error":{"message":"boom"}}' };
   const { events, requests } = await run([fail, fail], { streamRetries: 1 });
