@@ -1,7 +1,7 @@
 /** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, sleeps. */
 import { trimBaseUrl } from "./table.ts";
 
-/** Longest wait honoured from a Retry-After header, in seconds. */
+/** Longest wait honoured from a Retry-After header, in seconds; a longer one fails at once. */
 export const MAX_RETRY_AFTER = 30;
 
 /** `{base}/v1/{path}` for a base address with or without a trailing `/v1`. */
@@ -19,14 +19,27 @@ export function requestHeaders(
   return headers;
 }
 
-/** Seconds to wait from a Retry-After value (delta seconds or an HTTP date), capped; else null. */
+/**
+ * Seconds to wait from a Retry-After value (delta seconds or an HTTP date), else null. Not capped:
+ * the caller fails at once past MAX_RETRY_AFTER rather than retrying before the limit resets.
+ */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (!value) return null;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
-  return Math.min(Math.max(0, (at - now) / 1000), MAX_RETRY_AFTER);
+  return Math.max(0, (at - now) / 1000);
+}
+
+/** A wait in human units: `45s`, `12m 5s`, `1h 30m`, `2d 3h`. */
+export function formatWait(seconds: number): string {
+  const s = Math.ceil(seconds);
+  if (s < 60) return `${s}s`;
+  const [d, h, m] = [Math.floor(s / 86400), Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60];
+  if (d) return h ? `${d}d ${h}h` : `${d}d`;
+  if (h) return m ? `${h}h ${m}m` : `${h}h`;
+  return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
 }
 
 /** A one-line summary of an error body: the JSON error message when there is one, cut short. */

@@ -3,7 +3,9 @@ import { buildPayload } from "./payload.ts";
 import {
   endpoint,
   formatSeconds,
+  formatWait,
   jittered,
+  MAX_RETRY_AFTER,
   redact,
   requestHeaders,
   shortBody,
@@ -107,6 +109,19 @@ async function* streamChat(
             shortBody(outcome.body)
           }`;
           const retryable = outcome.status === 429 || outcome.status >= 500;
+          if (retryable && outcome.retryAfter !== null && outcome.retryAfter > MAX_RETRY_AFTER) {
+            // Retrying sooner than asked would only be refused again: say when to come back.
+            const at = new Date(Date.now() + outcome.retryAfter * 1000).toISOString()
+              .replace(/\.\d+Z$/, "Z");
+            const what = outcome.status === 429
+              ? "the rate limit resets"
+              : `${opts.provider} asks to retry`;
+            return yield* fail(
+              `http_${outcome.status}`,
+              `${message}; ${what} in ${formatWait(outcome.retryAfter)} (at ${at}), later than ` +
+                `svc waits (${MAX_RETRY_AFTER}s); try again then`,
+            );
+          }
           if (!retryable || last) return yield* fail(`http_${outcome.status}`, message);
           const wait = outcome.retryAfter ?? jittered(delay * 2 ** (n - 1));
           const what = outcome.status === 429

@@ -168,6 +168,29 @@ Deno.test("retry waits without Retry-After are jittered between half and all of 
   }
 });
 
+Deno.test("a Retry-After beyond the longest wait fails at once and says when the limit resets", async () => {
+  const started = Date.now();
+  const { events, requests } = await run([
+    { status: 429, body: '{"error":{"message":"quota"}}', headers: { "retry-after": "5400" } },
+    { text: "never asked" },
+  ]);
+  assert.ok(Date.now() - started < 2000);
+  assert.equal(requests.length, 1);
+  const message = events[0].type === "error" ? events[0].message : "";
+  const at = /\(at (\S+)\)/.exec(message)?.[1] ?? "";
+  // The reset time is the Retry-After from when the answer arrived (to the second).
+  assert.ok(Math.abs(Date.parse(at) - (started + 5_400_000)) < 3000, at);
+  assert.deepEqual(events, [
+    {
+      type: "error",
+      code: "http_429",
+      message: `generic returned HTTP 429: quota; the rate limit resets in 1h 30m (at ${at}), ` +
+        "later than svc waits (30s); try again then",
+    },
+    { type: "done", reason: "error" },
+  ]);
+});
+
 Deno.test("chat reports HTTP 500 as an error after the retry budget", async () => {
   const fail = { status: 500, body: '{"error":{"message":"boom"}}' };
   const { events, requests } = await run([fail, fail], { streamRetries: 1 });
