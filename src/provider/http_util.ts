@@ -54,9 +54,56 @@ export function shortBody(text: string, max = 200): string {
   return summary.length > max ? `${summary.slice(0, max - 1)}…` : summary;
 }
 
-/** `text` with every occurrence of the API key masked, so keys never reach messages. */
+/**
+ * Keys shorter than this are masked only where they stand as a credential. They are placeholders
+ * (`ollama`, `EMPTY`, `k`) more often than secrets, and they are also words: masking every
+ * occurrence turned the provider name `ollama` into `***` and `key` into `***ey`.
+ */
+export const SHORT_KEY_CHARS = 8;
+
+/** Characters that continue a token around a key (a key inside a longer token masks all of it). */
+const TOKEN_CHAR = /[A-Za-z0-9_-]/;
+
+/** Where a value stands as a credential: after `Bearer `, or after `api_key=`, `"token": "`, ... */
+const CREDENTIAL_PREFIX = String.raw`(?:\b(?:bearer|basic)\s+|\b(?:authorization|api[-_]?key|` +
+  String.raw`access[-_]?token|token|key|secret|password)["']?\s*[:=]\s*["']?(?:bearer\s+)?)`;
+
+/**
+ * `text` with the API key masked as `***`, so it never reaches messages or sessions. A key of
+ * SHORT_KEY_CHARS or more is masked wherever it occurs, together with the rest of the token that
+ * holds it (its URL-encoded and JSON-escaped spellings too); a shorter one only where it stands as
+ * a credential (`Bearer k`, `"api_key": "k"`), so words that contain or equal it survive.
+ */
 export function redact(text: string, apiKey: string): string {
-  return apiKey ? text.split(apiKey).join("***") : text;
+  if (!apiKey.trim()) return text;
+  const forms = [...new Set([apiKey, encodeURIComponent(apiKey), apiKey.replaceAll("/", "\\/")])];
+  let out = text;
+  for (const form of forms) {
+    out = apiKey.length >= SHORT_KEY_CHARS ? maskTokens(out, form) : maskCredential(out, form);
+  }
+  return out;
+}
+
+/** Replaces every token that contains `key` with `***`. */
+function maskTokens(text: string, key: string): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, from)) {
+    let start = at;
+    while (start > from && TOKEN_CHAR.test(text[start - 1])) start--;
+    let end = at + key.length;
+    while (end < text.length && TOKEN_CHAR.test(text[end])) end++;
+    out += `${text.slice(from, start)}***`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/** Replaces `key` where it is a whole token right after a credential label. */
+function maskCredential(text: string, key: string): string {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`(${CREDENTIAL_PREFIX})${escaped}(?![A-Za-z0-9_-])`, "gi");
+  return text.replace(pattern, (_match, prefix: string) => `${prefix}***`);
 }
 
 /**

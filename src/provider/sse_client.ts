@@ -50,6 +50,7 @@ export function createChatClient(opts: ChatClientOptions): ChatClient {
     chat: (request, signal) => streamChat(base, request, signal),
     chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
     listModels: (signal) => listModels(base, signal),
+    redact: (text) => redact(text, opts.apiKey),
   };
 }
 

@@ -33,7 +33,7 @@ Deno.test("shortBody, redact and endpoint shape error text and URLs", () => {
       shortBody('{"detail":"nope"}'),
       shortBody("<html>\n  Gateway   Timeout</html>"),
       shortBody("x".repeat(300)).length,
-      redact("key sk-1 and sk-1 again", "sk-1"),
+      redact("key sk-123456 and sk-123456 again", "sk-123456"),
       redact("nothing", ""),
       endpoint("http://h:1/", "models"),
       endpoint("http://h:1/v1", "chat/completions"),
