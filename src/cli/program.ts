@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version.ts";
+import { removeStaleTemps } from "../util/atomic.ts";
+import { globalConfigDir } from "../util/dirs.ts";
 import { runCommand } from "./run_cmd.ts";
 import { configCommand } from "./config_cmd.ts";
 import { connectCommand } from "./connect_cmd.ts";
@@ -14,6 +16,7 @@ export async function runCli(args: string[]): Promise<number> {
     const cwd = Deno.env.get("INIT_CWD");
     if (cwd) Deno.chdir(cwd);
   }
+  await cleanConfigDir();
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -50,4 +53,16 @@ export async function runCli(args: string[]): Promise<number> {
     throw err;
   }
   return exitCode;
+}
+
+/**
+ * A save killed between writing its temp file and renaming it leaves a copy of providers.json
+ * (API keys) in `~/.config/svc`; every start removes such leftovers. Never fails a command.
+ */
+async function cleanConfigDir(): Promise<void> {
+  try {
+    await removeStaleTemps(globalConfigDir());
+  } catch {
+    // No usable HOME (the command says so itself) or an unreadable folder: nothing to clean.
+  }
 }

@@ -58,20 +58,30 @@ export function engineInvokeEnv(
   };
 }
 
-/** Runs the calls of one round in order, through the one invocation path; returns the records. */
+/** What a call of a round cut at the token cap is answered: its arguments may be cut too. */
+export const TOKEN_CAP_REFUSAL = "the answer hit the token cap";
+
+/**
+ * Runs the calls of one round in order, through the one invocation path; returns the records.
+ * With `refusal` none runs: each is answered "not run: <refusal>" and audited as denied.
+ */
 export async function runToolCalls(
   calls: readonly ChatToolCall[],
   env: CallEnv,
+  refusal?: string,
 ): Promise<ToolCallRecord[]> {
+  if (refusal !== undefined) {
+    return (await Promise.all(calls.map((call) => runCall(call, env, refusal)))).map(record);
+  }
   const records: ToolCallRecord[] = [];
   for (const call of calls.slice(0, MAX_CALLS_PER_ROUND)) {
     records.push(record(await runCall(call, env)));
   }
   // Every call still needs an answer; these run nothing, so they share one session write.
-  const refusal = `at most ${MAX_CALLS_PER_ROUND} tool calls run per round; ` +
+  const overflow = `at most ${MAX_CALLS_PER_ROUND} tool calls run per round; ` +
     "repeat the calls you still need in your next reply";
   const refused = await Promise.all(
-    calls.slice(MAX_CALLS_PER_ROUND).map((call) => runCall(call, env, refusal)),
+    calls.slice(MAX_CALLS_PER_ROUND).map((call) => runCall(call, env, overflow)),
   );
   return [...records, ...refused.map(record)];
 }

@@ -8,7 +8,6 @@ import type { EngineEvent, TurnResult } from "./events.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
 import { type CompactionResult, compactSession } from "./compaction.ts";
-import { turnResult } from "./result.ts";
 import { Turn } from "./turn.ts";
 
 export { MAX_ROUNDS } from "./turn.ts";
@@ -75,31 +74,31 @@ export class Engine {
   /**
    * Runs one turn to completion; the result is also reflected in the session log. A session
    * that cannot be written (full disk, unwritable `.svc/`) ends the turn with status `error` and
-   * a `session_write` error instead of throwing.
+   * a `session_write` error instead of throwing. The result then holds what the turn produced,
+   * the appends that failed are not in the session (not now, not later), and the error itself is
+   * stored with the next write that succeeds, so the file tells what the client was told.
    */
   async runTurn(prompt: string, options: TurnOptions = {}): Promise<TurnResult> {
     const session = options.session ?? this.deps.session;
     if (!session) throw new Error("runTurn needs a session: the engine has none of its own");
-    const started = performance.now();
     const emit = options.onEvent ?? (() => {});
     const signal = options.signal ?? new AbortController().signal;
+    const turn = new Turn(this, session, signal, emit);
     try {
-      const turn = new Turn(this, session, signal, emit);
       return await turn.run(prompt, (request) => this.#ask(request, signal));
     } catch (err) {
       if (!isStorageError(err)) throw err;
       const where = session.path ?? "memory";
-      const message = `Could not write the session ${session.name} (${where}): ${
-        (err as Error).message
-      }`;
-      const result = turnResult({
-        status: "error",
-        errors: [{ code: "session_write", message, at: new Date().toISOString() }],
-        started,
-        model: this.deps.model,
-        provider: this.deps.provider,
-        session: session.name,
-      });
+      const message =
+        `Could not write the session ${session.name} (${where}): ${
+          (err as Error).message
+        }; what this turn produced since its last saved message is in this result only. Free ` +
+        "space or fix the folder, then send the prompt again";
+      const error = { code: "session_write", message, at: new Date().toISOString() };
+      // Kept queued until a write succeeds; sync then also clears the failure it reported.
+      session.appendError(error, { retry: true }).catch(() => {});
+      await session.sync().catch(() => {});
+      const result = turn.result("error", [error]);
       emit({ type: "error", code: "session_write", message });
       emit({ type: "done", result });
       return result;

@@ -69,6 +69,14 @@ export async function streamRound(
     }
   }
   take(splitter.flush());
+  // What is kept (session, result, tool arguments) never holds the key, even if the backend
+  // echoed it; the streamed events were shown as they came.
+  out.content = client.redact(out.content);
+  out.thinking = client.redact(out.thinking);
+  out.toolCalls = out.toolCalls.map((call) => ({
+    ...call,
+    function: { ...call.function, arguments: client.redact(call.function.arguments) },
+  }));
   return out;
 }
 

@@ -6,7 +6,7 @@ import type { ApprovalMemory } from "../tool/approval.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
-import { type CallEnv, runToolCalls } from "./calls.ts";
+import { type CallEnv, runToolCalls, TOKEN_CAP_REFUSAL } from "./calls.ts";
 import { buildContext } from "./context.ts";
 import { addUsage, type RoundOutcome, streamRound } from "./round.ts";
 import { turnResult } from "./result.ts";
@@ -115,15 +115,22 @@ export class Turn {
     const calls = outcome.completed || outcome.finishReason === "tool_calls"
       ? outcome.toolCalls
       : completeCallsOnly(outcome.toolCalls);
-    await this.#appendAssistant(outcome, calls, roundStart);
+    // Taken before the write, so a turn whose session cannot be written still returns it.
     if (outcome.content) {
       this.#content = this.#content ? `${this.#content}\n\n${outcome.content}` : outcome.content;
     }
+    await this.#appendAssistant(outcome, calls, roundStart);
     if (this.signal.aborted) return "cancelled";
     if (outcome.error) await this.#fail(outcome.error);
     // Tool calls that arrived before the stream broke still run; the loop continues.
     if (outcome.error && calls.length === 0) return this.#streamFailed();
     if (calls.length === 0) return await this.#answered(outcome);
+    if (outcome.finishReason === "length") {
+      // A round cut at the cap may have cut a call's arguments into other valid JSON: none runs,
+      // each is answered so the history stays valid, and the turn ends as a cut answer does.
+      this.#records.push(...await runToolCalls(calls, env, TOKEN_CAP_REFUSAL));
+      return await this.#answered(outcome);
+    }
     this.#records.push(...await runToolCalls(calls, env));
     return this.signal.aborted ? "cancelled" : null;
   }
@@ -182,20 +189,25 @@ export class Turn {
     await this.session.appendError(error);
   }
 
-  async #finish(status: TurnStatus): Promise<TurnResult> {
+  /** The result of what the turn has done so far, with `errors` added to its own. */
+  result(status: TurnStatus, errors: TurnError[] = []): TurnResult {
     const { deps } = this.engine;
-    const result = turnResult({
+    return turnResult({
       status,
       content: this.#content,
       thinking: this.#thinking,
       tool_calls: this.#records,
-      errors: this.#errors,
+      errors: [...this.#errors, ...errors],
       usage: this.#usage,
       started: this.#started,
       model: deps.model,
       provider: deps.provider,
       session: this.session.name,
     });
+  }
+
+  async #finish(status: TurnStatus): Promise<TurnResult> {
+    const result = this.result(status);
     // Everything this turn appended is durable before anyone sees the result.
     await this.session.sync();
     this.emit({ type: "done", result });

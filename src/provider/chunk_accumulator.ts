@@ -20,12 +20,19 @@ export class ChunkAccumulator {
   usage?: Usage;
   /** Set when the provider sent an error object inside the stream. */
   errorMessage?: string;
+  /**
+   * Counts payloads that carried something: text, reasoning, a tool-call part, a finish reason,
+   * usage, an error or `[DONE]`. Keep-alive comments never reach `handle`, and empty or role-only
+   * deltas do not count, so they cannot keep a stalled stream alive.
+   */
+  progress = 0;
   #calls = new Map<number, PartialCall>();
 
   /** Handles one SSE data payload; returns the events it produces (invalid JSON is skipped). */
   handle(data: string): StreamEvent[] {
     if (data.trim() === "[DONE]") {
       this.completed = this.doneSeen = true;
+      this.progress++;
       return [];
     }
     let json: any;
@@ -35,11 +42,15 @@ export class ChunkAccumulator {
       return [];
     }
     if (json?.error) {
+      this.progress++;
       const e = json.error;
       this.errorMessage = typeof e === "string" ? e : String(e.message ?? JSON.stringify(e));
       return [];
     }
-    if (json?.usage && typeof json.usage === "object") this.usage = json.usage;
+    if (json?.usage && typeof json.usage === "object") {
+      this.usage = json.usage;
+      this.progress++;
+    }
     const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
     if (!choice) return [];
     const events: StreamEvent[] = [];
@@ -48,16 +59,19 @@ export class ChunkAccumulator {
     const thinking = delta.reasoning_content ?? delta.reasoning;
     if (typeof thinking === "string" && thinking) {
       this.sawContent = true;
+      this.progress++;
       events.push({ type: "thinking", content: thinking });
     }
     if (typeof delta.content === "string" && delta.content) {
       this.sawContent = true;
+      this.progress++;
       events.push({ type: "token", content: delta.content });
     }
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((tc: any, position: number) => this.#mergeCall(tc, position));
     }
     if (choice.finish_reason) {
+      this.progress++;
       this.finish = String(choice.finish_reason);
       this.completed = true;
     }
@@ -87,6 +101,7 @@ export class ChunkAccumulator {
 
   #mergeCall(tc: any, position: number): void {
     this.sawContent = true;
+    this.progress++;
     const index = typeof tc?.index === "number" ? tc.index : position;
     const call = this.#calls.get(index) ?? { id: "", name: "", arguments: "" };
     if (typeof tc?.id === "string" && tc.id && !call.id) call.id = tc.id;

@@ -1,6 +1,16 @@
 /** The streaming chat-completions client: retries, HTTP errors, stalls and cancellation. */
 import { buildPayload } from "./payload.ts";
-import { endpoint, formatSeconds, redact, requestHeaders, shortBody, sleep } from "./http_util.ts";
+import {
+  endpoint,
+  formatSeconds,
+  formatWait,
+  jittered,
+  MAX_RETRY_AFTER,
+  redact,
+  requestHeaders,
+  shortBody,
+  sleep,
+} from "./http_util.ts";
 import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
@@ -14,9 +24,15 @@ export interface ChatClientOptions {
   headers?: Record<string, string>;
   /** Extra attempts for a stream that ends with no completion and no content (default 2). */
   streamRetries?: number;
-  /** Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After. */
+  /**
+   * Wait between attempts (default 0.5); doubles per retry after HTTP 429/5xx without Retry-After.
+   * Each wait is jittered to between half and all of that.
+   */
   retryDelay?: number;
-  /** No stream byte for this long fails the round with code `stall` (default 120, 0 = none). */
+  /**
+   * No output for this long fails the round with code `stall` (default 120, 0 = none); keep-alive
+   * comments and empty deltas are not output.
+   */
   idleTimeout?: number;
   /** Wait for the response head (streaming) or whole answer (non-streaming, default 60). */
   requestTimeout?: number;
@@ -34,6 +50,7 @@ export function createChatClient(opts: ChatClientOptions): ChatClient {
     chat: (request, signal) => streamChat(base, request, signal),
     chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
     listModels: (signal) => listModels(base, signal),
+    redact: (text) => redact(text, opts.apiKey),
   };
 }
 
@@ -85,7 +102,7 @@ async function* streamChat(
             type: "status",
             message: `stream ended early, retrying (attempt ${n + 1} of ${attempts})`,
           };
-          if (!(await sleep(delay, signal))) break;
+          if (!(await sleep(jittered(delay), signal))) break;
           continue;
         }
         case "http": {
@@ -93,8 +110,21 @@ async function* streamChat(
             shortBody(outcome.body)
           }`;
           const retryable = outcome.status === 429 || outcome.status >= 500;
+          if (retryable && outcome.retryAfter !== null && outcome.retryAfter > MAX_RETRY_AFTER) {
+            // Retrying sooner than asked would only be refused again: say when to come back.
+            const at = new Date(Date.now() + outcome.retryAfter * 1000).toISOString()
+              .replace(/\.\d+Z$/, "Z");
+            const what = outcome.status === 429
+              ? "the rate limit resets"
+              : `${opts.provider} asks to retry`;
+            return yield* fail(
+              `http_${outcome.status}`,
+              `${message}; ${what} in ${formatWait(outcome.retryAfter)} (at ${at}), later than ` +
+                `svc waits (${MAX_RETRY_AFTER}s); try again then`,
+            );
+          }
           if (!retryable || last) return yield* fail(`http_${outcome.status}`, message);
-          const wait = outcome.retryAfter ?? delay * 2 ** (n - 1);
+          const wait = outcome.retryAfter ?? jittered(delay * 2 ** (n - 1));
           const what = outcome.status === 429
             ? "rate limited"
             : `${opts.provider} returned HTTP ${outcome.status}`;
@@ -110,7 +140,7 @@ async function* streamChat(
         case "stall":
           return yield* fail(
             "stall",
-            `${opts.provider} sent nothing for ${
+            `${opts.provider} sent no output for ${
               formatSeconds(outcome.seconds)
             }; the stream was abandoned`,
           );

@@ -20,7 +20,7 @@ export interface AttemptOptions {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** Seconds without a byte before the attempt fails as a stall; 0 disables. */
+  /** Seconds without output (not keep-alives or empty deltas) before a stall; 0 disables. */
   idleTimeout: number;
   /** Seconds to wait for the response head; 0 disables. */
   headerTimeout: number;
@@ -60,15 +60,16 @@ async function* attempt(
 ): AsyncGenerator<StreamEvent, AttemptOutcome> {
   const ctl = new AbortController();
   let stalled = false;
-  // One watchdog timer per phase; reads only move `lastByte`, so a fast stream costs no timers.
+  // One watchdog timer per phase; reads only move `lastOutput`, so a fast stream costs no timers.
+  // Only output moves it: keep-alive comments and empty deltas do not (see acc.progress).
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastByte = 0;
+  let lastOutput = 0;
   const arm = (seconds: number) => {
     clearTimeout(timer);
-    lastByte = performance.now();
+    lastOutput = performance.now();
     if (seconds <= 0) return;
     const check = () => {
-      const left = seconds * 1000 - (performance.now() - lastByte);
+      const left = seconds * 1000 - (performance.now() - lastOutput);
       if (left > 0) timer = setTimeout(check, left);
       else (stalled = true, ctl.abort());
     };
@@ -135,10 +136,11 @@ async function* attempt(
       arm(opts.idleTimeout);
       while (!acc.doneSeen && acc.errorMessage === undefined) {
         const { value, done } = await reader.read();
-        lastByte = performance.now();
         received += value?.length ?? 0;
+        const progress = acc.progress;
         // At the end, flush the decoder and an event missing its closing blank line.
         parser.feed(done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true }));
+        if (acc.progress !== progress) lastOutput = performance.now();
         for (const event of pending.splice(0)) yield event;
         if (overflow) {
           return { kind: "oversized", detail: `one stream event exceeded ${MIB(MAX_EVENT_CHARS)}` };

@@ -74,4 +74,10 @@ export interface ChatClient {
   ): Promise<NonStreamingResult>;
   /** `GET {base}/v1/models`; throws an Error with a readable message on failure. */
   listModels(signal?: AbortSignal): Promise<string[]>;
+  /**
+   * `text` with this connection's API key masked: what the engine stores of a streamed answer
+   * goes through it, so a backend that echoes the Authorization header cannot put the key in a
+   * session. Errors and non-streaming answers come masked already.
+   */
+  redact(text: string): string;
 }

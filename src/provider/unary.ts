@@ -76,7 +76,8 @@ export async function chatNonStreaming(
     if (json?.error) return fail(`${conn.provider} reported an error: ${shortBody(text)}`);
     const message = json?.choices?.[0]?.message;
     if (!message) return fail(`${conn.provider} answered without a message`);
-    const content = typeof message.content === "string" ? message.content : "";
+    // A backend that echoes the request (its Authorization header included) must not store the key.
+    const content = typeof message.content === "string" ? redact(message.content, conn.apiKey) : "";
     return json.usage ? { content, usage: json.usage } : { content };
   } catch (err) {
     return fail(`Chat request to ${where} failed: ${(err as Error).message}`);

@@ -27,6 +27,15 @@ export interface AppendOptions {
   deferMs?: number;
 }
 
+/** Options of an appended error. */
+export interface ErrorOptions {
+  /**
+   * Keep the error queued when its write fails, so the next write that succeeds stores it (how a
+   * turn records that the session could not be written).
+   */
+  retry?: boolean;
+}
+
 /**
  * The session an engine writes to: an append-only log. `Session` keeps it in
  * `.svc/sessions/<name>.json`; `MemorySession` keeps it in memory (eval trials, tests).
@@ -41,11 +50,15 @@ export interface SessionLog {
   readonly live: Pick<LiveResults, "get">;
   /** Appends a message; resolves once it is stored. */
   appendMessage(message: SessionMessage, options?: AppendOptions): Promise<void>;
-  appendError(error: TurnError): Promise<void>;
+  /** Appends an error; with `retry` it stays queued through failed writes until one succeeds. */
+  appendError(error: TurnError, options?: ErrorOptions): Promise<void>;
   appendPermission(record: PermissionRecord): Promise<void>;
   addSubSession(name: string): Promise<void>;
   /** Renames the log (first-message naming); a taken name gets `_2`, `_3`, ... */
   rename(name: string): Promise<void>;
-  /** Makes every append so far durable; rejects with the last failed write, once. */
+  /**
+   * Makes every append so far durable; rejects with the last failed write, once. A failed write
+   * takes its appends out of `data`, so no later write stores them.
+   */
   sync(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
-import type { AppendOptions, SessionLog } from "./log.ts";
+import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 import { LiveResults } from "./live.ts";
@@ -23,16 +23,23 @@ export class SessionError extends Error {
  * One append-only session log. An append shows in `data` at once and is written crash-safely
  * (temp file, fsync, rename) from cached per-record JSON, so a write costs one write of the file,
  * not a re-encode. Appends made together share one write (group commit); an append may ask to
- * wait `deferMs` for company. Appends from other processes are merged: the file is reloaded when
- * its inode changed, and this process's unwritten appends are applied again on top.
+ * wait `deferMs` for company. Appends from other processes are merged: under the lock, the file is
+ * reloaded whenever its stamp (device, inode, size, mtime, ctime) differs from the one this process
+ * last wrote or read, and this process's unwritten appends are applied again on top. A write that
+ * fails takes its appends back out of memory (only the file's content remains, plus what was
+ * appended since), so they are never saved later by another turn's write: what a caller was told
+ * failed stays absent from the file.
  */
 export class Session implements SessionLog {
   #data: SessionData;
   #json = { messages: new ByteList(), errors: new ByteList(), permissions: new ByteList() };
-  #ino: number | null = null;
+  /** The stamp of the file as this process last wrote or read it; null before either. */
+  #stamp: string | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   /** Appends applied in memory but not written yet, replayed after a reload from disk. */
-  #pending: Array<() => void> = [];
+  #pending: Pending[] = [];
+  /** How many records of each list the file holds, as this process last wrote or read it. */
+  #durable: Counts;
   #waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The last failed write, reported once by `sync`. */
@@ -56,6 +63,7 @@ export class Session implements SessionLog {
   ) {
     this.#data = data;
     this.#fresh = fresh;
+    this.#durable = fresh === null ? counts(data) : counts();
     this.#cache();
   }
 
@@ -74,8 +82,11 @@ export class Session implements SessionLog {
 
   /** Loads a session file, throwing SessionError when it does not parse. */
   static async load(dir: string, name: string): Promise<Session> {
-    const session = new Session(dir, await readSessionFile(join(dir, `${name}.json`)), null);
-    session.#ino = (await Deno.stat(session.path)).ino;
+    const path = join(dir, `${name}.json`);
+    // Stamped before reading: a write in between leaves an older stamp, so the next flush reloads.
+    const stamp = await fileStamp(path);
+    const session = new Session(dir, await readSessionFile(path), null);
+    session.#stamp = stamp;
     return session;
   }
 
@@ -95,11 +106,15 @@ export class Session implements SessionLog {
     }, options.deferMs);
   }
 
-  appendError(error: TurnError): Promise<void> {
-    return this.#commit(() => {
-      this.#data.errors.push(error);
-      this.#json.errors.push(error);
-    });
+  appendError(error: TurnError, options: ErrorOptions = {}): Promise<void> {
+    return this.#commit(
+      () => {
+        this.#data.errors.push(error);
+        this.#json.errors.push(error);
+      },
+      0,
+      options.retry,
+    );
   }
 
   appendPermission(record: PermissionRecord): Promise<void> {
@@ -128,6 +143,7 @@ export class Session implements SessionLog {
         this.#data.name = candidate;
         if (await pathExists(old)) {
           await Deno.rename(old, this.path);
+          this.#stamp = await fileStamp(this.path);
           this.#dirty = true;
         } else await this.#write();
       })
@@ -152,9 +168,9 @@ export class Session implements SessionLog {
   }
 
   /** Applies an append in memory now and queues its write. */
-  #commit(mutate: () => void, deferMs = 0): Promise<void> {
-    mutate();
-    this.#pending.push(mutate);
+  #commit(apply: () => void, deferMs = 0, retry = false): Promise<void> {
+    apply();
+    this.#pending.push({ apply, retry });
     const written = new Promise<void>((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
     });
@@ -187,7 +203,7 @@ export class Session implements SessionLog {
       await withFileLock(join(this.dir, ".sessions"), async () => {
         if (await this.#reloadIfChanged()) {
           // The reload replaced memory with the file: replay what this process has not written.
-          for (const mutate of [...batch, ...this.#pending]) mutate();
+          for (const pending of [...batch, ...this.#pending]) pending.apply();
         }
         this.#data.updated_at = new Date().toISOString();
         await this.#write();
@@ -195,8 +211,25 @@ export class Session implements SessionLog {
       for (const waiter of waiters) waiter.resolve();
     } catch (err) {
       this.#failure = err;
+      this.#rollBack(batch.filter((pending) => pending.retry));
       for (const waiter of waiters) waiter.reject(err);
     }
+  }
+
+  /**
+   * After a failed write: memory goes back to what the file holds, then `kept` (appends that
+   * retry until written) and the appends made since the batch was taken are applied again.
+   */
+  #rollBack(kept: Pending[]): void {
+    const { messages, errors, permissions, subSessions } = this.#durable;
+    this.#data.messages.length = messages;
+    this.#data.errors.length = errors;
+    this.#data.permissions.length = permissions;
+    if (subSessions === null) delete this.#data.sub_sessions;
+    else this.#data.sub_sessions = this.#data.sub_sessions?.slice(0, subSessions);
+    this.#pending = [...kept, ...this.#pending];
+    for (const pending of this.#pending) pending.apply();
+    this.#cache();
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -215,17 +248,13 @@ export class Session implements SessionLog {
       for (let n = 2; await pathExists(this.path); n++) this.#data.name = `${base}_${n}`;
       return false;
     }
-    if (fresh === "shared") {
-      if (!(await pathExists(this.path))) return false;
-    } else {
-      if (this.#ino === null) return false;
-      try {
-        if ((await Deno.stat(this.path)).ino === this.#ino) return false;
-      } catch {
-        return false;
-      }
-    }
+    // Stamped before reading: a write in between leaves an older stamp, so the next flush reloads.
+    const now = await fileStamp(this.path);
+    // No file (not written yet, or renamed or deleted by another process): it is written anew.
+    if (now === null || now === this.#stamp) return false;
     this.#data = await readSessionFile(this.path);
+    this.#stamp = now;
+    this.#durable = counts(this.#data);
     this.#cache();
     return true;
   }
@@ -234,7 +263,8 @@ export class Session implements SessionLog {
     await Deno.mkdir(this.dir, { recursive: true });
     await writeFileAtomic(this.path, this.#serialize(), { syncDir: false });
     this.#dirty = true;
-    this.#ino = (await Deno.stat(this.path)).ino;
+    this.#durable = counts(this.#data);
+    this.#stamp = await fileStamp(this.path);
   }
 
   #cache(): void {
@@ -259,6 +289,45 @@ export class Session implements SessionLog {
       text("}\n"),
     ];
     return concatBytes(chunks);
+  }
+}
+
+/** An append not written yet; `retry` keeps it queued through failed writes. */
+interface Pending {
+  apply(): void;
+  retry: boolean;
+}
+
+/** How many records each list of a session document holds; null: no `sub_sessions` field. */
+interface Counts {
+  messages: number;
+  errors: number;
+  permissions: number;
+  subSessions: number | null;
+}
+
+function counts(data?: SessionData): Counts {
+  return {
+    messages: data?.messages.length ?? 0,
+    errors: data?.errors.length ?? 0,
+    permissions: data?.permissions.length ?? 0,
+    subSessions: data?.sub_sessions?.length ?? null,
+  };
+}
+
+/**
+ * What identifies one version of a file: device, inode, size, mtime and ctime, or null when there
+ * is no file. The inode alone is not enough: ext4 hands a freed inode number (the file another
+ * process's rename replaced) to the next new file at once. Every svc writer reloads under the
+ * lock before writing and only appends, so each write is larger than the one before it.
+ */
+async function fileStamp(path: string): Promise<string | null> {
+  try {
+    const { dev, ino, size, mtime, ctime } = await Deno.stat(path);
+    return [dev, ino, size, mtime?.getTime(), ctime?.getTime()].join(":");
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
   }
 }
 

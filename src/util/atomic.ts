@@ -25,6 +25,15 @@ export interface AtomicWriteOptions {
   confineTo?: string;
 }
 
+/** The name of writeFileAtomic's temp files: a dot, 8 hex digits, `.tmp`. */
+export const TEMP_FILE_NAME = /^\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * A temp file older than this is a leftover of a killed save, never one in progress: a save of
+ * svc's small state files takes milliseconds, and one that took longer would only fail its rename.
+ */
+export const STALE_TEMP_MS = 10_000;
+
 /**
  * Replaces `path` crash-safely: temp file in the same folder, fsync, rename, fsync the folder.
  * A killed process leaves either the old or the new file, never a torn one. With
@@ -120,6 +129,32 @@ async function regularFileBits(path: string): Promise<number | undefined> {
     if (err instanceof Deno.errors.NotFound) return undefined;
     throw err;
   }
+}
+
+/**
+ * Removes the temp files a killed `writeFileAtomic` left in `dir` (by their name pattern, only
+ * when older than STALE_TEMP_MS): in `~/.config/svc` they can hold a copy of the API keys.
+ * Returns the names removed; a missing folder or an entry that cannot be removed is skipped.
+ */
+export async function removeStaleTemps(dir: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !TEMP_FILE_NAME.test(entry.name)) continue;
+      const path = join(dir, entry.name);
+      try {
+        const { mtime } = await Deno.lstat(path);
+        if (!mtime || now - mtime.getTime() < STALE_TEMP_MS) continue;
+        await Deno.remove(path);
+        removed.push(entry.name);
+      } catch {
+        // Renamed or removed by its own save meanwhile, or not ours to remove.
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return removed.sort();
 }
 
 /** The permission bits of the file at `path`, or undefined when there is none. */

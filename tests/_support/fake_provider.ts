@@ -33,6 +33,8 @@ export type Reply =
   | { status: number; body?: string; headers?: Record<string, string> }
   | { cut: true; text?: string }
   | { stall: true; text?: string }
+  /** Like `stall`, but every `everyMs` (default 50) a keep-alive comment and two empty deltas. */
+  | { keepAlive: true; text?: string; everyMs?: number }
   | { raw: string };
 
 /** A running fake server. */
@@ -89,7 +91,9 @@ export function startFakeProvider(
       return new Response(reply.raw, { headers: { "content-type": "text/event-stream" } });
     }
     const model = typeof body?.model === "string" ? body.model : MODEL;
-    if (body?.stream === false && !("cut" in reply) && !("stall" in reply)) {
+    if (
+      body?.stream === false && !("cut" in reply) && !("stall" in reply) && !("keepAlive" in reply)
+    ) {
       return Response.json(completion(reply as TextReply, model));
     }
     return streamResponse(reply, model, open, closing.signal);
@@ -240,11 +244,24 @@ function streamResponse(
   async function run() {
     const live = () => !cancelled && !closing.aborted;
     const text = "text" in reply ? reply.text : undefined;
-    if ("cut" in reply || "stall" in reply) {
+    if ("cut" in reply || "stall" in reply || "keepAlive" in reply) {
       for (const p of pieces(text ?? "", 8)) {
         ctrl.enqueue(encoder.encode(chunk({ content: p }, null, model)));
       }
       if ("stall" in reply) return; // keep the connection open until the client or close() ends it
+      if ("keepAlive" in reply) {
+        const noise = [
+          ": keep-alive\n\n",
+          chunk({}, null, model),
+          chunk({ content: "" }, null, model),
+        ]
+          .join("");
+        while (live()) {
+          ctrl.enqueue(encoder.encode(noise));
+          await sleep(reply.everyMs ?? 50, closing);
+        }
+        return;
+      }
       await sleep(5, closing);
       if (live()) finish();
       return;

@@ -7,7 +7,7 @@ const ERRORS = {
     code: "stream_incomplete",
     message: "Stream ended before a completion event; partial output kept",
   },
-  stall: { code: "stall", message: "generic sent nothing for 0.2s; the stream was abandoned" },
+  stall: { code: "stall", message: "generic sent no output for 0.2s; the stream was abandoned" },
   error: { code: "provider_error", message: "generic reported an error: overloaded" },
 } as const;
 

@@ -148,6 +148,49 @@ Deno.test("chat retries HTTP 429 honouring Retry-After, then succeeds", async ()
   assert.equal(requests.length, 2);
 });
 
+Deno.test("retry waits without Retry-After are jittered between half and all of the backoff", async () => {
+  const fake = await startFakeProvider(() => ({ status: 503 }));
+  try {
+    const waits = await Promise.all(Array.from({ length: 24 }, async () => {
+      const client = createChatClient({ provider: "generic", baseUrl: fake.url, apiKey: "" });
+      const stop = new AbortController();
+      for await (const event of client.chat(request, stop.signal)) {
+        if (event.type !== "status") continue;
+        stop.abort(); // the wait is announced; nothing needs to sleep through it
+        return Number(/retrying in ([\d.]+)s$/.exec(event.message)?.[1]);
+      }
+    }));
+    // retryDelay defaults to 0.5 s: the first wait lies in [0.25, 0.5] and is not always the same.
+    assert.deepEqual(waits.filter((w) => !(w! >= 0.2 && w! <= 0.5)), []);
+    assert.ok(new Set(waits).size > 1, `every wait was ${waits[0]}s`);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("a Retry-After beyond the longest wait fails at once and says when the limit resets", async () => {
+  const started = Date.now();
+  const { events, requests } = await run([
+    { status: 429, body: '{"error":{"message":"quota"}}', headers: { "retry-after": "5400" } },
+    { text: "never asked" },
+  ]);
+  assert.ok(Date.now() - started < 2000);
+  assert.equal(requests.length, 1);
+  const message = events[0].type === "error" ? events[0].message : "";
+  const at = /\(at (\S+)\)/.exec(message)?.[1] ?? "";
+  // The reset time is the Retry-After from when the answer arrived (to the second).
+  assert.ok(Math.abs(Date.parse(at) - (started + 5_400_000)) < 3000, at);
+  assert.deepEqual(events, [
+    {
+      type: "error",
+      code: "http_429",
+      message: `generic returned HTTP 429: quota; the rate limit resets in 1h 30m (at ${at}), ` +
+        "later than svc waits (30s); try again then",
+    },
+    { type: "done", reason: "error" },
+  ]);
+});
+
 Deno.test("chat reports HTTP 500 as an error after the retry budget", async () => {
   const fail = { status: 500, body: '{"error":{"message":"boom"}}' };
   const { events, requests } = await run([fail, fail], { streamRetries: 1 });
@@ -216,16 +259,46 @@ Deno.test("chat fails a stalled stream after the idle timeout", async () => {
     {
       type: "error",
       code: "stall",
-      message: "generic sent nothing for 0.2s; the stream was abandoned",
+      message: "generic sent no output for 0.2s; the stream was abandoned",
     },
     { type: "done", reason: "error" },
   ]);
 });
 
+Deno.test("keep-alive comments and empty deltas do not keep a stalled stream alive past the idle timeout", async () => {
+  const started = Date.now();
+  // Cancelled after 5 s, so a stream kept alive by the noise ends as cancelled instead of hanging.
+  const fake = await startFakeProvider([{ keepAlive: true, text: "half", everyMs: 40 }]);
+  try {
+    const client = createChatClient({
+      provider: "generic",
+      baseUrl: fake.url,
+      apiKey: "",
+      idleTimeout: 0.3,
+    });
+    const events = await collect(client.chat(request, AbortSignal.timeout(5000)));
+    assert.deepEqual(events, [
+      { type: "token", content: "half" },
+      {
+        type: "error",
+        code: "stall",
+        message: "generic sent no output for 0.3s; the stream was abandoned",
+      },
+      { type: "done", reason: "error" },
+    ]);
+    assert.ok(Date.now() - started < 4000);
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("chat emits the complete tool calls of a broken stream before the error, without retrying", async () => {
   const expected: Record<string, { code: string; message: RegExp }> = {
     cut: { code: "stream_incomplete", message: /^Stream ended before a completion event; partial/ },
-    stall: { code: "stall", message: /^generic sent nothing for 0\.2s; the stream was abandoned$/ },
+    stall: {
+      code: "stall",
+      message: /^generic sent no output for 0\.2s; the stream was abandoned$/,
+    },
     error: { code: "provider_error", message: /^generic reported an error: overloaded$/ },
   };
   for (const breakWith of ["cut", "stall", "error"] as const) {
