@@ -4,6 +4,7 @@ import { planConnect, probeConnection, saveConnection } from "../provider/connec
 import { CORE_PROVIDERS } from "../provider/table.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { writeConfigKeys } from "./config_action.ts";
+import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc connect`. */
 export interface ConnectFlags {
@@ -22,6 +23,10 @@ export async function connect(
   flags: ConnectFlags,
 ): Promise<number> {
   const interactive = Deno.stdin.isTerminal() && !flags.keyStdin;
+  if (!target && !interactive) {
+    console.error("svc connect: name a provider or URL: svc connect <provider|url> [name]");
+    return USAGE_EXIT;
+  }
   try {
     const worktree = resolveWorktree(flags.path);
     const { config, trusted } = await loadConfigReport(worktree);
@@ -30,12 +35,7 @@ export async function connect(
       names: config.plugins,
       trustLocal: trusted,
     });
-    if (!target) {
-      if (!interactive) {
-        throw new Error("name a provider or URL: svc connect <provider|url> [name]");
-      }
-      target = await pickTarget(providers.map((p) => p.id));
-    }
+    target ??= await pickTarget(providers.map((p) => p.id));
     const plan = await planConnect(target, name, providers);
     let apiKey = plan.storedKey;
     if (flags.keyStdin) {

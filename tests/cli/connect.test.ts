@@ -84,11 +84,14 @@ Deno.test("svc connect to a known host selects that provider", async () => {
   assert.equal(JSON.parse(out.stdout).provider, "openai");
 });
 
-Deno.test("svc connect without a target and without a terminal says what to pass", async () => {
+Deno.test("svc connect without a target and without a terminal is a usage error that says what to pass", async () => {
   await using box = await sandbox();
   const out = await svc(["connect"], { cwd: box.worktree, env: box.env });
-  assert.equal(out.code, 1);
-  assert.match(out.stderr, /name a provider or URL/);
+  assert.deepEqual([out.code, out.stdout, out.stderr], [
+    2,
+    "",
+    "svc connect: name a provider or URL: svc connect <provider|url> [name]\n",
+  ]);
 });
 
 Deno.test("svc connect refuses an unknown provider name", async () => {
