@@ -70,6 +70,12 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     const session = flags.sessionId
       ? await runtime.sessions.openOrCreate(flags.sessionId)
       : runtime.sessions.create(interactiveName(new Date(), prompt));
+    try {
+      await runtime.sessions.checkWritable();
+    } catch (err) {
+      const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
+      return failEarly(message, json, { ...flags, sessionId: session.name }, "session_write");
+    }
     engine = await runtime.engine({ headless: true, approver, session });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
@@ -115,12 +121,12 @@ function usage(message: string): number {
   return USAGE_EXIT;
 }
 
-function failEarly(message: string, json: boolean, flags: RunFlags): number {
+function failEarly(message: string, json: boolean, flags: RunFlags, code = "setup"): number {
   console.error(`svc run: ${message}`);
   if (json) {
     const result = turnResult({
       status: "error",
-      errors: [{ code: "setup", message }],
+      errors: [{ code, message }],
       model: flags.model ?? "",
       provider: flags.provider ?? "",
       session: flags.sessionId ?? "",

@@ -261,6 +261,10 @@ Deno.test("svc run ends with status error and a clear message when the session c
   assert.equal(result.status, "error");
   assert.equal(result.errors[0].code, "session_write");
   assert.match(result.errors[0].message, /Could not write the session ses_.*\.svc\/sessions/);
+  assert.match(
+    result.errors[0].message,
+    /a file stands where a folder should be .*; move it aside$/,
+  );
   assert.equal(out.stderr.includes("at "), false, out.stderr);
 });
 
