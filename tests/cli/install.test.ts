@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
 import { sandbox, svc } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
@@ -13,8 +14,7 @@ const EXAMPLE = new URL("../../docs/plugin_example", import.meta.url).pathname;
 async function copyCheckout(to: string): Promise<void> {
   await Deno.mkdir(to);
   for (const name of ["main.ts", "deno.json", "deno.lock", "src", "plugins", "scripts"]) {
-    const out = await new Deno.Command("cp", { args: ["-R", `${CHECKOUT}${name}`, to] }).output();
-    assert.equal(out.success, true, new TextDecoder().decode(out.stderr));
+    await cp(`${CHECKOUT}${name}`, `${to}/${name}`, { recursive: true });
   }
 }
 
