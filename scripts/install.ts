@@ -1,17 +1,34 @@
 /**
- * `deno task install`: builds `dist/` (see bundle.ts) and installs the `svc` command from it with
- * `deno install -g`, carrying this checkout's deno.json: its import map lets third-party plugins
- * import bare names like `zod`, and its unstable flags apply. The installed command starts about
- * 20% faster than one run from the source tree; re-run this after updating the checkout.
+ * `deno task install`: builds `dist/` (see bundle.ts), copies it with a deno.json and deno.lock
+ * into the install root's `lib/svc/` (default `~/.deno/lib/svc`, beside `~/.deno/bin/svc`) and
+ * installs the `svc` command from that copy with `deno install -g`. The installed svc needs
+ * nothing from this checkout: moving, rebuilding or deleting the checkout does not break it. The
+ * copied deno.json carries the import map (third-party plugins import bare names like `zod`) and
+ * the unstable flags. Re-run this after updating the checkout to install the new version.
  * `--dist=<dir>` builds into another folder; other arguments go to `deno install` (for example
  * `--root <dir>`).
  */
+import { cp, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 const root = new URL("../", import.meta.url).pathname;
 const distArg = Deno.args.find((a) => a.startsWith("--dist="));
 const dist = distArg ? resolve(distArg.slice("--dist=".length)) : join(root, "dist");
 const installArgs = Deno.args.filter((a) => a !== distArg);
+const lib = join(installRoot(installArgs), "lib", "svc");
+
+/** Where `deno install -g` puts `bin/`: `--root`, else DENO_INSTALL_ROOT, else ~/.deno. */
+function installRoot(args: string[]): string {
+  const at = args.indexOf("--root");
+  const inline = args.find((a) => a.startsWith("--root="));
+  const given = at >= 0 ? args[at + 1] : inline?.slice("--root=".length);
+  if (given) return resolve(given);
+  const env = Deno.env.get("DENO_INSTALL_ROOT");
+  if (env) return resolve(env);
+  const home = Deno.env.get("HOME");
+  if (!home) throw new Error("HOME is not set; pass --root <dir> to say where to install svc");
+  return join(home, ".deno");
+}
 
 async function run(args: string[], what: string): Promise<void> {
   const { success } = await new Deno.Command(Deno.execPath(), {
@@ -26,7 +43,32 @@ async function run(args: string[], what: string): Promise<void> {
   }
 }
 
+/**
+ * The installed copy: dist/, a deno.json with only what the installed svc reads (import map,
+ * unstable flags, node_modules mode) and the lock file, swapped in for the previous copy.
+ */
+async function placeCopy(): Promise<void> {
+  const staging = `${lib}.new-${Deno.pid}`;
+  const old = `${lib}.old-${Deno.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await cp(dist, staging, { recursive: true });
+  const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+  // No name: deno warns on every start about a named config without "exports".
+  const { nodeModulesDir, unstable, imports } = config;
+  const installed = { nodeModulesDir, unstable, imports };
+  await Deno.writeTextFile(join(staging, "deno.json"), `${JSON.stringify(installed, null, 2)}\n`);
+  await cp(join(root, "deno.lock"), join(staging, "deno.lock"));
+  const hadOld = await rename(lib, old).then(() => true, (err) => {
+    if (err.code === "ENOENT") return false;
+    throw err;
+  });
+  await rename(staging, lib);
+  if (hadOld) await rm(old, { recursive: true, force: true });
+}
+
 await run(["run", "-A", join(root, "scripts", "bundle.ts"), dist], "building dist/");
+await Deno.mkdir(join(lib, ".."), { recursive: true });
+await placeCopy();
 await run([
   "install",
   "--global",
@@ -35,10 +77,11 @@ await run([
   "--name",
   "svc",
   "--config",
-  join(root, "deno.json"),
+  join(lib, "deno.json"),
   ...installArgs,
-  join(dist, "main.js"),
+  join(lib, "main.js"),
 ], "deno install");
 console.error(
-  `installed svc from ${dist}/main.js; run deno task install again after updating ${root}`,
+  `installed svc from ${lib} (a copy: the checkout ${root} can move or change); ` +
+    "run deno task install again after updating the checkout",
 );

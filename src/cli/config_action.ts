@@ -1,5 +1,11 @@
 import { dirname } from "node:path";
-import { configPaths, flattenConfig, loadConfigReport, readConfigFile } from "../config/load.ts";
+import {
+  configPaths,
+  flattenConfig,
+  loadConfigReport,
+  readConfigFile,
+  readRawConfigFile,
+} from "../config/load.ts";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "../config/schema.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import { unfoldModelRef } from "../provider/detect.ts";
@@ -111,13 +117,26 @@ function formatValue(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value ?? null);
 }
 
-/** Read-modify-write of one file under its lock; the result is validated before it is written. */
+/**
+ * Read-modify-write of one file under its lock; the result is validated before it is written.
+ * Unset accepts any key the file holds (so a removed or unknown key can be taken out) and says
+ * so when the key is not set.
+ */
 async function edit(flags: ConfigScope, key: string, value: unknown): Promise<void> {
-  checkKey(key);
+  if (value !== undefined) checkKey(key);
   const worktree = resolveWorktree(flags.path);
   const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
-  await writeConfigKeys(path, { [key]: value });
+  const { missing, problems } = await writeConfigKeys(path, { [key]: value });
+  if (missing.length) {
+    if (!(key in REMOVED_KEYS)) checkKey(key);
+    console.log(`${key} is not set in ${path}; nothing changed`);
+    return;
+  }
   console.log(value === undefined ? `unset ${key} in ${path}` : `set ${key} in ${path}`);
+  if (problems.length) {
+    for (const problem of problems) console.error(`note: ${problem}`);
+    return;
+  }
   if (!flags.global) {
     // Say at once when the worktree's trust keeps the new value from applying.
     const { warnings } = await loadConfigReport(worktree);
@@ -127,31 +146,74 @@ async function edit(flags: ConfigScope, key: string, value: unknown): Promise<vo
 
 /**
  * Sets (or, for undefined values, removes) keys in one config file under its lock, validating
- * the whole file before the atomic write. `tool_permission.<category>` keys edit the object.
+ * the edited keys before the atomic write. `tool_permission.<category>` keys edit the object.
+ * Returns the keys to remove that were not set and the problems the file already had in other
+ * keys (kept, so each can be fixed in turn); when nothing changes, nothing is written.
  */
 export async function writeConfigKeys(
   path: string,
   patch: Record<string, unknown>,
-): Promise<void> {
-  await withFileLock(path, async () => {
-    const current = await readConfigFile(path);
-    for (const [key, value] of Object.entries(patch)) {
-      const [head, sub] = splitPermission(key);
-      if (sub) {
-        const perms = { ...(current[head] as Record<string, unknown> ?? {}) };
-        if (value === undefined) delete perms[sub];
-        else perms[sub] = value;
-        current[head] = perms;
-      } else if (value === undefined) delete current[key];
-      else current[key] = value;
-    }
+): Promise<{ missing: string[]; problems: string[] }> {
+  const count = Object.keys(patch).length;
+  if (Object.values(patch).every((value) => value === undefined)) {
+    // Only removals: a file without those keys is left alone (not even its folder is made).
+    const missing = applyPatch(await readRawConfigFile(path), patch);
+    if (missing.length === count) return { missing, problems: [] };
+  }
+  return await withFileLock(path, async () => {
+    const current = await readRawConfigFile(path);
+    const missing = applyPatch(current, patch);
+    if (missing.length === count) return { missing, problems: [] };
     const next = flattenConfig(current);
-    const checked = ConfigSchema.safeParse(next);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new Error(`invalid value for "${issue.path.join(".")}": ${issue.message}`);
-    }
+    const problems = checkFile(path, next, Object.keys(patch));
     await Deno.mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+    return { missing, problems };
   });
+}
+
+/** Applies a patch to raw key/values in place; returns the keys to remove that were not set. */
+function applyPatch(current: Record<string, unknown>, patch: Record<string, unknown>): string[] {
+  const missing: string[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    const [head, sub] = splitPermission(key);
+    const holder = sub ? { ...(current[head] as Record<string, unknown> ?? {}) } : current;
+    const name = sub ?? key;
+    if (value !== undefined) holder[name] = value;
+    else if (name in holder) delete holder[name];
+    else missing.push(key);
+    if (sub) current[head] = holder;
+  }
+  return missing;
+}
+
+/**
+ * Throws when an edited key's value is invalid; returns, one line each, what else in the file
+ * keeps it from loading and how to fix it.
+ */
+function checkFile(path: string, next: Record<string, unknown>, edited: string[]): string[] {
+  const problems = Object.keys(next).filter((key) => key in REMOVED_KEYS).map((key) =>
+    `key "${key}" in ${path} was removed: ${REMOVED_KEYS[key]}; run svc config unset ${key}`
+  );
+  const checked = ConfigSchema.safeParse(next);
+  for (const issue of checked.success ? [] : checked.error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys.filter((k) => !(k in REMOVED_KEYS))) {
+        problems.push(`unknown key "${key}" in ${path}; run svc config unset ${key}`);
+      }
+      continue;
+    }
+    const where = issue.path.join(".");
+    const head = String(issue.path[0]);
+    const sub = issue.path.length > 1 ? `${head}.${String(issue.path[1])}` : head;
+    if (edited.includes(head) || edited.includes(sub)) {
+      throw new Error(`invalid value for "${where}": ${issue.message}`);
+    }
+    const key = head === "tool_permission" ? sub : head;
+    problems.push(
+      `${path} holds an invalid value for "${where}": ${issue.message}; fix it with ` +
+        `svc config set ${key} <value> or svc config unset ${key}`,
+    );
+  }
+  return problems;
 }

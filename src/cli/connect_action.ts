@@ -4,6 +4,7 @@ import { planConnect, probeConnection, saveConnection } from "../provider/connec
 import { CORE_PROVIDERS } from "../provider/table.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { writeConfigKeys } from "./config_action.ts";
+import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc connect`. */
 export interface ConnectFlags {
@@ -22,6 +23,10 @@ export async function connect(
   flags: ConnectFlags,
 ): Promise<number> {
   const interactive = Deno.stdin.isTerminal() && !flags.keyStdin;
+  if (!target && !interactive) {
+    console.error("svc connect: name a provider or URL: svc connect <provider|url> [name]");
+    return USAGE_EXIT;
+  }
   try {
     const worktree = resolveWorktree(flags.path);
     const { config, trusted } = await loadConfigReport(worktree);
@@ -30,12 +35,7 @@ export async function connect(
       names: config.plugins,
       trustLocal: trusted,
     });
-    if (!target) {
-      if (!interactive) {
-        throw new Error("name a provider or URL: svc connect <provider|url> [name]");
-      }
-      target = await pickTarget(providers.map((p) => p.id));
-    }
+    target ??= await pickTarget(providers.map((p) => p.id));
     const plan = await planConnect(target, name, providers);
     let apiKey = plan.storedKey;
     if (flags.keyStdin) {
@@ -51,12 +51,18 @@ export async function connect(
       if (typed.trim()) apiKey = typed.trim();
     }
     let models: string[] | null = null;
-    if (flags.check && config.connect_check) {
+    let probeError: string | null = null;
+    const skipped = !flags.check
+      ? "--no-check"
+      : !config.connect_check
+      ? "connect_check is false"
+      : "";
+    if (!skipped) {
       const probe = await probeConnection(plan, apiKey);
       if (probe.ok) models = probe.models;
       else if (!flags.saveAnyway && !(interactive && await confirmSave(probe.error))) {
         throw new Error(`${probe.error}; nothing was saved (pass --save-anyway to keep it)`);
-      }
+      } else probeError = probe.error;
     }
     const saved = await saveConnection(plan, apiKey);
     if (saved.warning) console.error(`warning: ${saved.warning}`);
@@ -67,16 +73,21 @@ export async function connect(
       provider: plan.provider,
       base_url: plan.baseUrl,
       key_stored: Boolean(apiKey),
-      checked: models !== null,
+      checked: !skipped,
+      probe_error: probeError,
       models: models ?? [],
       config: configPath,
     };
     if (flags.json) console.log(JSON.stringify(result, null, 2));
     else {
+      const where = `${plan.provider} at ${plan.baseUrl}`;
+      const written = `provider and base_url written to ${configPath}`;
       console.log(
-        `Connected ${plan.provider} at ${plan.baseUrl}${
-          models ? ` (${models.length} models)` : " (not checked)"
-        }; provider and base_url written to ${configPath}`,
+        probeError !== null
+          ? `Saved ${where}, but the probe failed: ${probeError}; ${written}`
+          : `Connected ${where} (${
+            models ? `${models.length} models` : `not checked: ${skipped}`
+          }); ${written}`,
       );
       if (!apiKey) console.log("No API key stored (fine for local servers)");
     }

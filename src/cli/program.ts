@@ -9,6 +9,30 @@ import { pluginsCommand } from "./plugins_cmd.ts";
 import { serveCommand } from "./serve_cmd.ts";
 import { mcpCommand } from "./mcp_cmd.ts";
 import { trustCommand } from "./trust_cmd.ts";
+import { USAGE_EXIT } from "./usage.ts";
+
+/**
+ * The commander program with every command. Each command throws instead of exiting, and a usage
+ * error names the problem and the command's `--help` in one short hint instead of the whole help.
+ */
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("svc")
+    .description("svc: a local agent runtime")
+    .version(VERSION, "-v, --version", "print the installed version");
+  program.addCommand(runCommand(setExit));
+  program.addCommand(configCommand(setExit));
+  program.addCommand(connectCommand(setExit));
+  program.addCommand(pluginsCommand({ setExit }));
+  program.addCommand(serveCommand(setExit));
+  program.addCommand(mcpCommand(setExit));
+  program.addCommand(trustCommand(setExit));
+  const harden = (command: Command, path: string) => {
+    command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
+    for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);
+  };
+  harden(program, "svc");
+  return program;
+}
 
 /** Parses argv with the commander program and returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {
@@ -18,26 +42,9 @@ export async function runCli(args: string[]): Promise<number> {
   }
   await cleanConfigDir();
   let exitCode = 0;
-  const setExit = (code: number) => {
+  const program = buildProgram((code) => {
     exitCode = code;
-  };
-  const program = new Command("svc")
-    .description("svc: a local agent runtime")
-    .version(VERSION, "-v, --version", "print the installed version")
-    .showHelpAfterError()
-    .exitOverride();
-  program.addCommand(runCommand(setExit));
-  program.addCommand(configCommand(setExit));
-  program.addCommand(connectCommand(setExit));
-  program.addCommand(pluginsCommand({ setExit }));
-  program.addCommand(serveCommand(setExit));
-  program.addCommand(mcpCommand(setExit));
-  program.addCommand(trustCommand(setExit));
-  const harden = (command: Command) => {
-    command.exitOverride().showHelpAfterError();
-    command.commands.forEach(harden);
-  };
-  harden(program);
+  });
   if (args.length === 0) {
     program.outputHelp();
     console.error(
@@ -48,8 +55,10 @@ export async function runCli(args: string[]): Promise<number> {
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (err) {
+    // Commander's own errors (unknown option or command, missing or excess argument, a bad
+    // choice) carry an exit code; every one of them is a usage error.
     const code = (err as { exitCode?: number }).exitCode;
-    if (typeof code === "number") return code === 0 ? 0 : 2;
+    if (typeof code === "number") return code === 0 ? 0 : USAGE_EXIT;
     throw err;
   }
   return exitCode;

@@ -5,6 +5,7 @@ import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import { renderTextEvent } from "./render_text.ts";
+import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc run`. */
 export interface RunFlags {
@@ -37,7 +38,11 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 
 /** Runs one headless turn for `svc run` and returns the exit code. */
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
-  if (flags.yes && flags.no === false) return usage("--yes and --no cannot be combined");
+  if (flags.yes && flags.no) return usage("--yes and --no cannot be combined");
+  if (flags.prompt !== undefined && words.length) {
+    const extra = JSON.stringify(words.join(" "));
+    return usage(`give the prompt with --prompt or as words, not both (extra words: ${extra})`);
+  }
   let prompt = flags.prompt ?? words.join(" ");
   if (prompt === "-") {
     const read = await readBodyCapped(new Response(Deno.stdin.readable), MAX_PROMPT_BYTES);
@@ -55,7 +60,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   // --yes approves each ask-gated call, --no refuses it; both are the flag's decision.
   const approver: Approver | undefined = flags.yes
     ? fixedApprover({ answer: "once", by: "flag" })
-    : flags.no === false
+    : flags.no
     ? fixedApprover({ answer: "deny", by: "flag" })
     : undefined;
   let engine;
@@ -65,6 +70,12 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     const session = flags.sessionId
       ? await runtime.sessions.openOrCreate(flags.sessionId)
       : runtime.sessions.create(interactiveName(new Date(), prompt));
+    try {
+      await runtime.sessions.checkWritable();
+    } catch (err) {
+      const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
+      return failEarly(message, json, { ...flags, sessionId: session.name }, "session_write");
+    }
     engine = await runtime.engine({ headless: true, approver, session });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
@@ -107,15 +118,15 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
 
 function usage(message: string): number {
   console.error(`svc run: ${message}`);
-  return 2;
+  return USAGE_EXIT;
 }
 
-function failEarly(message: string, json: boolean, flags: RunFlags): number {
+function failEarly(message: string, json: boolean, flags: RunFlags, code = "setup"): number {
   console.error(`svc run: ${message}`);
   if (json) {
     const result = turnResult({
       status: "error",
-      errors: [{ code: "setup", message }],
+      errors: [{ code, message }],
       model: flags.model ?? "",
       provider: flags.provider ?? "",
       session: flags.sessionId ?? "",

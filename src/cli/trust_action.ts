@@ -3,6 +3,7 @@ import { pathExists } from "../util/fs.ts";
 import { isInside } from "../util/paths.ts";
 import { loadTrusted, setTrusted, trustedPath } from "../config/trust.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
+import { UsageError } from "./usage.ts";
 
 /** Flags of `svc trust`. */
 export interface TrustFlags {
@@ -14,7 +15,7 @@ export interface TrustFlags {
 /** Runs `svc trust`: lists, adds or removes one trusted folder and says what changed. */
 export async function trust(folder: string | undefined, flags: TrustFlags): Promise<void> {
   if (flags.list) {
-    if (folder || flags.remove) throw new Error("--list takes no folder and no --remove");
+    if (folder || flags.remove) throw new UsageError("--list takes no folder and no --remove");
     const { folders, warning } = await loadTrusted();
     if (warning) console.error(`warning: ${warning}`);
     if (flags.json) console.log(JSON.stringify(folders, null, 2));

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { TrustFlags } from "./trust_action.ts";
+import { exitCodeOf } from "./usage.ts";
 
 /** `svc trust [folder]`: trust a worktree, stop trusting one, or list the trusted folders. */
 export function trustCommand(setExit: (code: number) => void): Command {
@@ -18,7 +19,7 @@ export function trustCommand(setExit: (code: number) => void): Command {
         await trust(folder, flags);
       } catch (err) {
         console.error(`svc trust: ${(err as Error).message}`);
-        setExit(1);
+        setExit(exitCodeOf(err));
       }
     });
 }

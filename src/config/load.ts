@@ -28,27 +28,7 @@ export const CONFIG_MAX_BYTES = 1 << 20;
  * values that fail the schema throw a ConfigError naming the file. The file is never rewritten.
  */
 export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = (await readTextCapped(path, CONFIG_MAX_BYTES)).text;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return {};
-    if (err instanceof UnreadableFileError) {
-      throw new ConfigError(`Config file ${path} is ${err.message}; fix or remove it`);
-    }
-    throw new ConfigError(`Cannot read config file ${path}: ${(err as Error).message}`);
-  }
-  if (!text.trim()) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError(`Config file ${path} must hold a JSON object`);
-  }
-  const flat = flattenConfig(raw as Record<string, unknown>);
+  const flat = await readRawConfigFile(path);
   for (const key of Object.keys(flat)) {
     if (key in REMOVED_KEYS) {
       throw new ConfigError(
@@ -64,6 +44,43 @@ export async function readConfigFile(path: string): Promise<Record<string, unkno
     throw new ConfigError(`Invalid config in ${path}: ${where}: ${issue.message}${keys}`);
   }
   return flat;
+}
+
+/**
+ * Reads one config file as flat key/values without checking the keys or values (so `svc config`
+ * can repair them): missing is `{}`; a file that is not a JSON object throws a ConfigError that
+ * names the file and the fix. The file is never rewritten.
+ */
+export async function readRawConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = (await readTextCapped(path, CONFIG_MAX_BYTES)).text;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return {};
+    if (err instanceof UnreadableFileError) {
+      throw new ConfigError(`Config file ${path} is ${err.message}; fix or remove it`);
+    }
+    throw new ConfigError(`Cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  if (!text.trim()) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw brokenFile(path, `is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+    throw brokenFile(path, "must hold a JSON object");
+  }
+  return flattenConfig(raw as Record<string, unknown>);
+}
+
+/** A config file svc cannot read as an object: what is wrong, and the two ways out. */
+function brokenFile(path: string, problem: string): ConfigError {
+  return new ConfigError(
+    `Config file ${path} ${problem}. Fix it by hand, or move it aside (mv ${path} ` +
+      `${path}.broken) and svc config set starts a new one; svc never overwrites it`,
+  );
 }
 
 /** Folds nested spellings into the flat dotted keys of the schema. */

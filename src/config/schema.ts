@@ -54,9 +54,13 @@ export const ConfigSchema = z.strictObject({
   provider: z.string().optional(),
   base_url: z.string().optional(),
   model: z.string().optional(),
-  temperature: z.number().optional(),
+  /**
+   * Sampling temperature, sent only when set; 0 to 2 is the chat-completions range (Anthropic
+   * takes 0 to 1 and refuses more).
+   */
+  temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().min(0).default(8192),
-  reasoning: z.union(REASONING.map((v) => z.literal(v))).default("auto"),
+  reasoning: z.literal(REASONING).default("auto"),
   show_thinking: z.boolean().default(false),
   mode: z.enum(["plan", "build"]).optional(),
   system_prompt: z.string().optional(),

@@ -47,8 +47,9 @@ export interface Candidate {
 
 /** The bundled root `<repo>/plugins`, found from this module so any cwd works. */
 export function bundledPluginsDir(): string | null {
-  // The source tree keeps plugins/ two levels up; `deno task bundle` puts them beside svc.js.
-  for (const relative of ["../../plugins", "./plugins"]) {
+  // `deno task bundle` puts plugins/ beside main.js; the source tree keeps it two levels up. The
+  // bundle's own folder is tried first, so a plugins/ two levels above an install never counts.
+  for (const relative of ["./plugins", "../../plugins"]) {
     const url = new URL(relative, import.meta.url);
     if (url.protocol !== "file:") return null;
     const dir = fileURLToPath(url);

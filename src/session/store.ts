@@ -29,6 +29,19 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Makes the sessions folder and proves a file can be created in it, so `svc run` stops before
+   * calling the model; a SessionError says why it cannot and what to do.
+   */
+  async checkWritable(): Promise<void> {
+    try {
+      await Deno.mkdir(this.dir, { recursive: true });
+      await Deno.remove(await Deno.makeTempFile({ dir: this.dir, prefix: ".write-check-" }));
+    } catch (err) {
+      throw new SessionError(`cannot create files in ${this.dir}: ${writeFailure(err)}`);
+    }
+  }
+
   /** Saved session names, sorted. */
   async list(): Promise<string[]> {
     const names: string[] = [];
@@ -81,4 +94,19 @@ export class SessionStore {
   async delete(name: string): Promise<void> {
     await Deno.remove(join(this.dir, `${name}.json`));
   }
+}
+
+/** Why a file could not be created and what to do, in words. */
+function writeFailure(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const elsewhere = "run svc in a writable folder, or pass --path <dir> for a writable worktree";
+  if (err instanceof Deno.errors.AlreadyExists || code === "ENOTDIR") {
+    return `a file stands where a folder should be (${(err as Error).message}); move it aside`;
+  }
+  if (code === "EROFS") return `the file system is read-only; ${elsewhere}`;
+  if (err instanceof Deno.errors.PermissionDenied || code === "EACCES" || code === "EPERM") {
+    return `this user may not write there (${(err as Error).message}); ${elsewhere}`;
+  }
+  if (code === "ENOSPC") return "the disk is full; free some space";
+  return `${(err as Error).message}; ${elsewhere}`;
 }

@@ -16,6 +16,7 @@ Deno.test("svc connect stores the key 0600, writes provider and base_url, and sv
     base_url: fake.url,
     key_stored: true,
     checked: true,
+    probe_error: null,
     models: ["m1", "m2"],
     config: `${box.worktree}/.svc/config.json`,
   });
@@ -53,9 +54,53 @@ Deno.test("svc connect rejects a failed probe and saves nothing unless --save-an
   const forced = await svc(["connect", url, "dead", "--key-stdin", "--save-anyway"], {
     cwd: box.worktree,
     env: box.env,
-    stdin: "k",
+    stdin: "key-for-dead",
   });
-  assert.equal(forced.code, 0, forced.stderr);
+  const config = `${box.worktree}/.svc/config.json`;
+  const failure = `Listing models of dead at ${url} failed: Could not connect: Fetch failed: ` +
+    "Requests to port 1 are blocked";
+  assert.deepEqual([forced.code, forced.stdout, forced.stderr], [
+    0,
+    `Saved dead at ${url}, but the probe failed: ${failure}; provider and base_url written to ` +
+    `${config}\n`,
+    "",
+  ]);
+  const json = await svc(["connect", url, "dead", "--key-stdin", "--save-anyway", "--json"], {
+    cwd: box.worktree,
+    env: box.env,
+    stdin: "key-for-dead",
+  });
+  assert.deepEqual(JSON.parse(json.stdout), {
+    provider: "dead",
+    base_url: url,
+    key_stored: true,
+    checked: true,
+    probe_error: failure,
+    models: [],
+    config,
+  });
+});
+
+Deno.test("svc connect says why it did not probe", async () => {
+  await using box = await sandbox();
+  const url = "http://127.0.0.1:1";
+  const config = `${box.worktree}/.svc/config.json`;
+  const skipped = await svc(["connect", url, "dead", "--no-check"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  assert.deepEqual([skipped.code, skipped.stdout], [
+    0,
+    `Connected dead at ${url} (not checked: --no-check); provider and base_url written to ` +
+    `${config}\nNo API key stored (fine for local servers)\n`,
+  ]);
+  await Deno.writeTextFile(config, JSON.stringify({ connect_check: false }));
+  const off = await svc(["connect", url, "dead"], { cwd: box.worktree, env: box.env });
+  assert.equal(
+    off.stdout.split("\n")[0],
+    `Connected dead at ${url} (not checked: connect_check is false); provider and base_url ` +
+      `written to ${config}`,
+  );
 });
 
 Deno.test("svc connect derives a custom name from the host and --no-check skips the probe", async () => {
@@ -84,11 +129,14 @@ Deno.test("svc connect to a known host selects that provider", async () => {
   assert.equal(JSON.parse(out.stdout).provider, "openai");
 });
 
-Deno.test("svc connect without a target and without a terminal says what to pass", async () => {
+Deno.test("svc connect without a target and without a terminal is a usage error that says what to pass", async () => {
   await using box = await sandbox();
   const out = await svc(["connect"], { cwd: box.worktree, env: box.env });
-  assert.equal(out.code, 1);
-  assert.match(out.stderr, /name a provider or URL/);
+  assert.deepEqual([out.code, out.stdout, out.stderr], [
+    2,
+    "",
+    "svc connect: name a provider or URL: svc connect <provider|url> [name]\n",
+  ]);
 });
 
 Deno.test("svc connect refuses an unknown provider name", async () => {

@@ -1,30 +1,45 @@
 import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
 import { sandbox, svc } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
 
-const SCRIPT = new URL("../../scripts/install.ts", import.meta.url).pathname;
+const CHECKOUT = new URL("../../", import.meta.url).pathname;
 /** The caller's Deno cache, so installing under a temp HOME downloads nothing. */
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
   `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
 const EXAMPLE = new URL("../../docs/plugin_example", import.meta.url).pathname;
 
-Deno.test("deno task install puts a working svc on PATH that still loads bare-import plugins", async () => {
+/** A copy of what `deno task install` reads from the checkout, so the test can move it. */
+async function copyCheckout(to: string): Promise<void> {
+  await Deno.mkdir(to);
+  for (const name of ["main.ts", "deno.json", "deno.lock", "src", "plugins", "scripts"]) {
+    await cp(`${CHECKOUT}${name}`, `${to}/${name}`, { recursive: true });
+  }
+}
+
+Deno.test("deno task install puts a self-contained svc on PATH that outlives moving the checkout and loads bare-import plugins", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" }, {
     trusted: true,
   });
   const root = await Deno.makeTempDir({ prefix: "svc-install-" });
   try {
+    const checkout = `${root}/checkout`;
+    await copyCheckout(checkout);
     const built = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SCRIPT, `--dist=${root}/dist`, "--root", root],
+      args: ["run", "-A", `${checkout}/scripts/install.ts`, "--root", `${root}/inst`],
       env: { HOME: box.home, DENO_DIR },
       stdout: "null",
       stderr: "piped",
     }).output();
     assert.equal(built.success, true, new TextDecoder().decode(built.stderr));
-    const env = { ...box.env, DENO_DIR, PATH: `${root}/bin:${Deno.env.get("PATH")}` };
+    // The checkout is rebuilt from scratch (its dist/ gone) and moved: the installed svc is a copy.
+    await Deno.remove(`${checkout}/dist`, { recursive: true });
+    await Deno.rename(checkout, `${root}/moved`);
+    const bin = `${root}/inst/bin`;
+    const env = { ...box.env, DENO_DIR, PATH: `${bin}:${Deno.env.get("PATH")}` };
     const run = async (args: string[]) => {
-      const out = await new Deno.Command(`${root}/bin/svc`, {
+      const out = await new Deno.Command(`${bin}/svc`, {
         args,
         cwd: box.worktree,
         env,
@@ -42,7 +57,8 @@ Deno.test("deno task install puts a working svc on PATH that still loads bare-im
     ]);
     const answer = await run(["run", "--base-url", fake.url, "--model", "m", "-p", "secret?"]);
     await fake.close();
-    assert.deepEqual([answer.code, answer.stdout], [0, "PAPAYA\n"]);
+    assert.deepEqual([answer.code, answer.stdout], [0, "PAPAYA\n"], answer.stderr);
+    assert.equal(fake.requests[1].body.messages.at(-1).content.includes("PAPAYA"), true);
 
     // A third-party plugin importing a bare `zod` loads: the installed svc carries the import map.
     const installed = await svc(["plugins", "install", EXAMPLE], { cwd: box.worktree, env });

@@ -184,6 +184,34 @@ Deno.test("svc run with a removed config key fails with a message naming key and
   assert.equal(out.stderr.includes("sk-secret"), false);
 });
 
+Deno.test("svc run --no denies an ask-gated call as the flag's decision and runs nothing", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([
+    { tool_calls: [{ name: "run_command", arguments: { command: "touch pwned" } }] },
+    { text: "done" },
+  ]);
+  const out = await svc(
+    ["run", "--base-url", fake.url, "--model", "m", "-p", "touch", "--no", "--output", "json"],
+    { cwd: box.worktree, env: box.env },
+  );
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  const result = JSON.parse(out.stdout);
+  const stored = JSON.parse(
+    await Deno.readTextFile(`${box.worktree}/.svc/sessions/${result.session}.json`),
+  );
+  const { at: _at, call_id: _id, ...record } = stored.permissions[0];
+  assert.deepEqual(record, {
+    tool: "run_command",
+    category: "bash",
+    action: "ask",
+    reason: "bash category is ask",
+    outcome: "rejected",
+    by: "flag",
+  });
+  assert.equal(await Deno.stat(`${box.worktree}/pwned`).catch(() => null), null);
+});
+
 Deno.test("svc run without a prompt explains how to give one", async () => {
   await using box = await sandbox();
   const out = await svc(["run"], { cwd: box.worktree, env: box.env });
@@ -233,6 +261,10 @@ Deno.test("svc run ends with status error and a clear message when the session c
   assert.equal(result.status, "error");
   assert.equal(result.errors[0].code, "session_write");
   assert.match(result.errors[0].message, /Could not write the session ses_.*\.svc\/sessions/);
+  assert.match(
+    result.errors[0].message,
+    /a file stands where a folder should be .*; move it aside$/,
+  );
   assert.equal(out.stderr.includes("at "), false, out.stderr);
 });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { readSourceRecord } from "../../src/plugin/source.ts";
 import { git, makeLayout, manifest, runCli, writePlugin, writeToolPlugin } from "./_helpers.ts";
+import { needs } from "../_support/tools.ts";
 
 const ISO = /^\d{4}-\d\d-\d\dT/;
 
@@ -88,52 +89,56 @@ Deno.test("plugins install refuses a bad manifest and leaves nothing behind", as
   );
 });
 
-Deno.test("plugins install clones a git repository and update re-fetches it", async () => {
-  await using t = await makeLayout();
-  const repo = await writeToolPlugin(t.base, "repo", "v1_tool", {
-    version: "0.1.0",
-  });
-  await git(repo, "init", "--quiet");
-  await git(repo, "add", ".");
-  await git(repo, "commit", "--quiet", "-m", "v1");
-  const first = await git(repo, "rev-parse", "HEAD");
-  const url = `file://${repo}`;
-  const installed = await runCli(t, ["install", url, "--global"]);
-  const dir = join(t.globalDir, "repo");
-  assert.deepEqual(installed, {
-    code: 0,
-    stdout: `Installed repo 0.1.0 (global) at ${dir}\n`,
-    stderr: "",
-  });
-  const record = await readSourceRecord(dir);
-  assert.deepEqual({ ...record, installed_at: "" }, {
-    source: url,
-    type: "git",
-    installed_at: "",
-    commit: first,
-  });
-  assert.equal(await Deno.stat(join(dir, ".git")).catch(() => null), null);
+Deno.test(
+  "plugins install clones a git repository and update re-fetches it (needs git)",
+  needs("git"),
+  async () => {
+    await using t = await makeLayout();
+    const repo = await writeToolPlugin(t.base, "repo", "v1_tool", {
+      version: "0.1.0",
+    });
+    await git(repo, "init", "--quiet");
+    await git(repo, "add", ".");
+    await git(repo, "commit", "--quiet", "-m", "v1");
+    const first = await git(repo, "rev-parse", "HEAD");
+    const url = `file://${repo}`;
+    const installed = await runCli(t, ["install", url, "--global"]);
+    const dir = join(t.globalDir, "repo");
+    assert.deepEqual(installed, {
+      code: 0,
+      stdout: `Installed repo 0.1.0 (global) at ${dir}\n`,
+      stderr: "",
+    });
+    const record = await readSourceRecord(dir);
+    assert.deepEqual({ ...record, installed_at: "" }, {
+      source: url,
+      type: "git",
+      installed_at: "",
+      commit: first,
+    });
+    assert.equal(await Deno.stat(join(dir, ".git")).catch(() => null), null);
 
-  await writeToolPlugin(t.base, "repo", "v2_tool", { version: "0.2.0" });
-  await git(repo, "commit", "--quiet", "-am", "v2");
-  const updated = await runCli(t, ["update", "repo"]);
-  assert.deepEqual(updated, {
-    code: 0,
-    stdout: "Updated repo 0.1.0 -> 0.2.0 (global)\n",
-    stderr: "",
-  });
-  assert.equal(
-    (await readSourceRecord(dir))?.commit,
-    await git(repo, "rev-parse", "HEAD"),
-  );
-  assert.match(await Deno.readTextFile(join(dir, "mod.ts")), /v2_tool/);
-  const all = await runCli(t, ["update"]);
-  assert.deepEqual(all, {
-    code: 0,
-    stdout: "Updated repo 0.2.0 -> 0.2.0 (global)\n",
-    stderr: "",
-  });
-});
+    await writeToolPlugin(t.base, "repo", "v2_tool", { version: "0.2.0" });
+    await git(repo, "commit", "--quiet", "-am", "v2");
+    const updated = await runCli(t, ["update", "repo"]);
+    assert.deepEqual(updated, {
+      code: 0,
+      stdout: "Updated repo 0.1.0 -> 0.2.0 (global)\n",
+      stderr: "",
+    });
+    assert.equal(
+      (await readSourceRecord(dir))?.commit,
+      await git(repo, "rev-parse", "HEAD"),
+    );
+    assert.match(await Deno.readTextFile(join(dir, "mod.ts")), /v2_tool/);
+    const all = await runCli(t, ["update"]);
+    assert.deepEqual(all, {
+      code: 0,
+      stdout: "Updated repo 0.2.0 -> 0.2.0 (global)\n",
+      stderr: "",
+    });
+  },
+);
 
 Deno.test("bundled plugins cannot be updated or uninstalled, installed ones can be removed", async () => {
   await using t = await makeLayout();

@@ -2,38 +2,51 @@ import assert from "node:assert/strict";
 import { register_tools } from "../mod.ts";
 import { devTool } from "../src/dev_tools.ts";
 import { isAlive, makeContext, tempWorktree, text } from "../../svc-core-exec/tests/_ctx.ts";
+import { needs } from "../../../tests/_support/tools.ts";
 
 const TEST_OK = "import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n" +
   "        self.assertEqual(1, 1)\n";
 
-Deno.test("code_test runs unittest discovery in a Python project", async () => {
-  using wt = tempWorktree();
-  Deno.writeTextFileSync(`${wt.dir}/test_one.py`, TEST_OK);
-  const result = await devTool("test").run({}, makeContext(wt.dir));
-  assert.match(
-    text(result),
-    /^\$ python3 -m unittest discover\nexit code 0\nstderr:\n.*Ran 1 test.*\nOK$/s,
-  );
-});
+Deno.test(
+  "code_test runs unittest discovery in a Python project (needs python3)",
+  needs("python3"),
+  async () => {
+    using wt = tempWorktree();
+    Deno.writeTextFileSync(`${wt.dir}/test_one.py`, TEST_OK);
+    const result = await devTool("test").run({}, makeContext(wt.dir));
+    assert.match(
+      text(result),
+      /^\$ python3 -m unittest discover\nexit code 0\nstderr:\n.*Ran 1 test.*\nOK$/s,
+    );
+  },
+);
 
-Deno.test("code_test reports a failing suite with its exit code", async () => {
-  using wt = tempWorktree();
-  Deno.writeTextFileSync(`${wt.dir}/test_one.py`, TEST_OK.replace("(1, 1)", "(1, 2)"));
-  const result = text(await devTool("test").run({ target: "test_one.py" }, makeContext(wt.dir)));
-  assert.match(
-    result,
-    /^\$ python3 -m unittest 'test_one\.py'\nexit code 1\n.*FAILED \(failures=1\)$/s,
-  );
-});
+Deno.test(
+  "code_test reports a failing suite with its exit code (needs python3)",
+  needs("python3"),
+  async () => {
+    using wt = tempWorktree();
+    Deno.writeTextFileSync(`${wt.dir}/test_one.py`, TEST_OK.replace("(1, 1)", "(1, 2)"));
+    const result = text(await devTool("test").run({ target: "test_one.py" }, makeContext(wt.dir)));
+    assert.match(
+      result,
+      /^\$ python3 -m unittest 'test_one\.py'\nexit code 1\n.*FAILED \(failures=1\)$/s,
+    );
+  },
+);
 
-Deno.test("code_lint flags a syntax error with the compileall fallback or a linter", async () => {
-  using wt = tempWorktree();
-  Deno.writeTextFileSync(`${wt.dir}/bad.py`, "def f(:\n");
-  const result = await devTool("lint").run({}, makeContext(wt.dir));
-  assert.match(text(result), /\nexit code [1-9]/);
-});
+Deno.test(
+  "code_lint flags a syntax error with the compileall fallback or a linter (needs python3)",
+  needs("python3"),
+  async () => {
+    using wt = tempWorktree();
+    Deno.writeTextFileSync(`${wt.dir}/bad.py`, "def f(:\n");
+    const result = await devTool("lint").run({}, makeContext(wt.dir));
+    assert.match(text(result), /\nexit code [1-9]/);
+  },
+);
 
-Deno.test("code_test runs the npm test script", async () => {
+Deno.test("code_test runs the npm test script (needs npm)", needs("npm"), async () => {
   using wt = tempWorktree();
   Deno.writeTextFileSync(
     `${wt.dir}/package.json`,

@@ -112,7 +112,7 @@ Deno.test("glob refuses absolute and parent patterns, and bad paths", async () =
 const PARITY_PATTERNS = ["*.ts", "*", "**", "src/*", "src/**", "**/*.{ts,py}", "?uild", "*.txt"];
 
 Deno.test({
-  name: "glob gives the same output with ripgrep and with the in-process walk",
+  name: "glob gives the same output with ripgrep and with the in-process walk (needs ripgrep)",
   ignore: !hasRipgrep,
   fn: async () => {
     await using w = await mixedTree();

@@ -134,7 +134,8 @@ Deno.test("list_dir marks an unreadable subdirectory and reports an unreadable r
 });
 
 Deno.test({
-  name: "list_dir marks a chmod 000 directory unreadable",
+  name: "list_dir marks a chmod 000 directory unreadable (needs a user other than root, whom " +
+    "chmod does not stop)",
   ignore: Deno.uid() === 0,
   fn: async () => {
     await using w = await worktree({ "locked/secret.txt": "s" });

@@ -3,43 +3,48 @@ import { register_tools } from "../mod.ts";
 import { gitTool } from "../src/git_tool.ts";
 import { makeContext, tempWorktree, text } from "../../svc-core-exec/tests/_ctx.ts";
 import { git, makeRepo } from "./_repo.ts";
+import { needs } from "../../../tests/_support/tools.ts";
 
 const call = (dir: string, subcommand: string, args?: string[]) =>
   gitTool.run(args ? { subcommand, args } : { subcommand }, makeContext(dir));
 
-Deno.test("git status reports a modified file", async () => {
+Deno.test("git status reports a modified file (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   makeRepo(wt.dir);
   Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
   assert.equal(await call(wt.dir, "status", ["--short"]), " M a.txt");
 });
 
-Deno.test("git log, show, diff, branch and rev_parse give read-only output", async () => {
-  using wt = tempWorktree();
-  makeRepo(wt.dir);
-  const head = git(wt.dir, "rev-parse", "HEAD").trim();
-  Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
-  assert.deepEqual(
-    [
-      await call(wt.dir, "log", ["--format=%s", "-n", "1"]),
-      await call(wt.dir, "show", ["--stat", "--format=%s", "HEAD"]),
-      await call(wt.dir, "diff", ["--name-only"]),
-      await call(wt.dir, "branch", ["--show-current"]),
-      await call(wt.dir, "rev_parse", ["HEAD"]),
-      await call(wt.dir, "diff", ["--cached"]),
-    ],
-    [
-      "first",
-      "first\n\n a.txt | 1 +\n 1 file changed, 1 insertion(+)",
-      "a.txt",
-      "main",
-      head,
-      "(no output)",
-    ],
-  );
-});
+Deno.test(
+  "git log, show, diff, branch and rev_parse give read-only output (needs git)",
+  needs("git"),
+  async () => {
+    using wt = tempWorktree();
+    makeRepo(wt.dir);
+    const head = git(wt.dir, "rev-parse", "HEAD").trim();
+    Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
+    assert.deepEqual(
+      [
+        await call(wt.dir, "log", ["--format=%s", "-n", "1"]),
+        await call(wt.dir, "show", ["--stat", "--format=%s", "HEAD"]),
+        await call(wt.dir, "diff", ["--name-only"]),
+        await call(wt.dir, "branch", ["--show-current"]),
+        await call(wt.dir, "rev_parse", ["HEAD"]),
+        await call(wt.dir, "diff", ["--cached"]),
+      ],
+      [
+        "first",
+        "first\n\n a.txt | 1 +\n 1 file changed, 1 insertion(+)",
+        "a.txt",
+        "main",
+        head,
+        "(no output)",
+      ],
+    );
+  },
+);
 
-Deno.test("git refuses option injection", async () => {
+Deno.test("git refuses option injection (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   makeRepo(wt.dir);
   const refused: [string, string[], string][] = [
@@ -69,7 +74,7 @@ Deno.test("git refuses option injection", async () => {
   }
 });
 
-Deno.test("git treats arguments after -- as paths", async () => {
+Deno.test("git treats arguments after -- as paths (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   makeRepo(wt.dir);
   Deno.writeTextFileSync(`${wt.dir}/-c`, "dash\n");
@@ -77,7 +82,7 @@ Deno.test("git treats arguments after -- as paths", async () => {
   assert.equal(await call(wt.dir, "diff", ["--cached", "--name-only", "--", "-c"]), "-c");
 });
 
-Deno.test("git reports failures as error results", async () => {
+Deno.test("git reports failures as error results (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   const result = await call(wt.dir, "log");
   assert.ok(typeof result === "object" && result.ok === false);

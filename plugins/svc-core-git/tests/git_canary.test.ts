@@ -9,6 +9,7 @@ import { gitTool } from "../src/git_tool.ts";
 import { gitCommitTool } from "../src/git_commit.ts";
 import { makeContext, tempWorktree, text } from "../../svc-core-exec/tests/_ctx.ts";
 import { git, makeRepo, present } from "./_repo.ts";
+import { needs } from "../../../tests/_support/tools.ts";
 
 function arm(dir: string): string {
   const canary = `${dir}/CANARY`;
@@ -58,48 +59,59 @@ function arm(dir: string): string {
   return canary;
 }
 
-Deno.test("plain git fires the armed repository's canary (the trap is real)", () => {
-  using wt = tempWorktree();
-  makeRepo(wt.dir);
-  const canary = arm(wt.dir);
-  Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
-  git(wt.dir, "diff");
-  git(wt.dir, "add", "b.bin", "d.eq");
-  const fired = Deno.readTextFileSync(canary);
-  for (const trap of ["fsmonitor", "clean", "diff-command", "process", "clean-eq"]) {
-    assert.match(fired, new RegExp(`hit.sh ${trap}`), trap);
-  }
-});
+Deno.test(
+  "plain git fires the armed repository's canary (the trap is real) (needs git)",
+  needs("git"),
+  () => {
+    using wt = tempWorktree();
+    makeRepo(wt.dir);
+    const canary = arm(wt.dir);
+    Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
+    git(wt.dir, "diff");
+    git(wt.dir, "add", "b.bin", "d.eq");
+    const fired = Deno.readTextFileSync(canary);
+    for (const trap of ["fsmonitor", "clean", "diff-command", "process", "clean-eq"]) {
+      assert.match(fired, new RegExp(`hit.sh ${trap}`), trap);
+    }
+  },
+);
 
-Deno.test("no git tool call fires any program configured by the repository", async () => {
-  using wt = tempWorktree();
-  makeRepo(wt.dir);
-  const canary = arm(wt.dir);
-  Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
-  const ctx = makeContext(wt.dir);
-  const calls: [string, string[]][] = [
-    ["status", []],
-    ["status", ["--porcelain"]],
-    ["diff", []],
-    ["diff", ["--stat"]],
-    ["diff", ["HEAD"]],
-    ["log", ["-p", "-n", "1"]],
-    ["log", ["--format=%H %s"]],
-    ["show", ["HEAD"]],
-    ["show", ["HEAD:a.txt"]],
-    ["branch", ["-a", "-v"]],
-    ["rev_parse", ["--abbrev-ref", "HEAD"]],
-  ];
-  for (const [subcommand, args] of calls) {
-    const result = await gitTool.run({ subcommand, args }, ctx);
-    assert.ok(typeof result === "string" || result.ok !== false, `${subcommand}: ${text(result)}`);
-    assert.equal(present(canary), false, `git ${subcommand} ${args.join(" ")} fired the canary`);
-  }
-  const committed = await gitCommitTool.run(
-    { message: "armed commit", add: ["a.txt", "b.bin", "c.md", "d.eq", ".gitattributes"] },
-    ctx,
-  );
-  assert.match(text(committed), /^\[main [0-9a-f]+\] armed commit\n 5 files changed/);
-  assert.equal(present(canary), false, "git_commit fired the canary");
-  assert.equal(git(wt.dir, "show", "HEAD:a.txt"), "two\n");
-});
+Deno.test(
+  "no git tool call fires any program configured by the repository (needs git)",
+  needs("git"),
+  async () => {
+    using wt = tempWorktree();
+    makeRepo(wt.dir);
+    const canary = arm(wt.dir);
+    Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
+    const ctx = makeContext(wt.dir);
+    const calls: [string, string[]][] = [
+      ["status", []],
+      ["status", ["--porcelain"]],
+      ["diff", []],
+      ["diff", ["--stat"]],
+      ["diff", ["HEAD"]],
+      ["log", ["-p", "-n", "1"]],
+      ["log", ["--format=%H %s"]],
+      ["show", ["HEAD"]],
+      ["show", ["HEAD:a.txt"]],
+      ["branch", ["-a", "-v"]],
+      ["rev_parse", ["--abbrev-ref", "HEAD"]],
+    ];
+    for (const [subcommand, args] of calls) {
+      const result = await gitTool.run({ subcommand, args }, ctx);
+      assert.ok(
+        typeof result === "string" || result.ok !== false,
+        `${subcommand}: ${text(result)}`,
+      );
+      assert.equal(present(canary), false, `git ${subcommand} ${args.join(" ")} fired the canary`);
+    }
+    const committed = await gitCommitTool.run(
+      { message: "armed commit", add: ["a.txt", "b.bin", "c.md", "d.eq", ".gitattributes"] },
+      ctx,
+    );
+    assert.match(text(committed), /^\[main [0-9a-f]+\] armed commit\n 5 files changed/);
+    assert.equal(present(canary), false, "git_commit fired the canary");
+    assert.equal(git(wt.dir, "show", "HEAD:a.txt"), "two\n");
+  },
+);

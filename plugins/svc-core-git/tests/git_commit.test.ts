@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { gitCommitTool, worktreePath } from "../src/git_commit.ts";
 import { makeContext, tempWorktree, text } from "../../svc-core-exec/tests/_ctx.ts";
 import { git, makeRepo } from "./_repo.ts";
+import { needs } from "../../../tests/_support/tools.ts";
 
 const commit = (dir: string, args: Record<string, unknown>) =>
   gitCommitTool.run(args, makeContext(dir));
@@ -17,7 +18,7 @@ Deno.test("git_commit is always ask-gated", () => {
   );
 });
 
-Deno.test("git_commit stages the given paths and commits", async () => {
+Deno.test("git_commit stages the given paths and commits (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   makeRepo(wt.dir);
   Deno.writeTextFileSync(`${wt.dir}/a.txt`, "two\n");
@@ -30,40 +31,52 @@ Deno.test("git_commit stages the given paths and commits", async () => {
   assert.equal(git(wt.dir, "log", "--format=%s").trim(), "second\nfirst");
 });
 
-Deno.test("git_commit treats the message literally and never amends", async () => {
-  using wt = tempWorktree();
-  makeRepo(wt.dir);
-  Deno.writeTextFileSync(`${wt.dir}/b.txt`, "b\n");
-  await commit(wt.dir, { message: "--amend", add: ["b.txt"] });
-  assert.equal(git(wt.dir, "log", "--format=%s").trim(), "--amend\nfirst");
-});
+Deno.test(
+  "git_commit treats the message literally and never amends (needs git)",
+  needs("git"),
+  async () => {
+    using wt = tempWorktree();
+    makeRepo(wt.dir);
+    Deno.writeTextFileSync(`${wt.dir}/b.txt`, "b\n");
+    await commit(wt.dir, { message: "--amend", add: ["b.txt"] });
+    assert.equal(git(wt.dir, "log", "--format=%s").trim(), "--amend\nfirst");
+  },
+);
 
-Deno.test("git_commit refuses paths outside the worktree or inside .git", async () => {
-  using wt = tempWorktree();
-  using outside = tempWorktree();
-  makeRepo(wt.dir);
-  Deno.symlinkSync(outside.dir, `${wt.dir}/link`);
-  for (const path of ["../x", "/etc/passwd", "link/x", ".git/config", "sub/../../x", ""]) {
-    assert.deepEqual(await commit(wt.dir, { message: "m", add: [path] }), {
-      content: `Path is outside the worktree: ${path}`,
-      ok: false,
-    });
-  }
-  assert.deepEqual(
-    ["a.txt", "./sub/new.txt", `${wt.dir}/a.txt`, "."].map((p) => worktreePath(wt.dir, p)),
-    ["a.txt", "sub/new.txt", "a.txt", "."],
-  );
-});
+Deno.test(
+  "git_commit refuses paths outside the worktree or inside .git (needs git)",
+  needs("git"),
+  async () => {
+    using wt = tempWorktree();
+    using outside = tempWorktree();
+    makeRepo(wt.dir);
+    Deno.symlinkSync(outside.dir, `${wt.dir}/link`);
+    for (const path of ["../x", "/etc/passwd", "link/x", ".git/config", "sub/../../x", ""]) {
+      assert.deepEqual(await commit(wt.dir, { message: "m", add: [path] }), {
+        content: `Path is outside the worktree: ${path}`,
+        ok: false,
+      });
+    }
+    assert.deepEqual(
+      ["a.txt", "./sub/new.txt", `${wt.dir}/a.txt`, "."].map((p) => worktreePath(wt.dir, p)),
+      ["a.txt", "sub/new.txt", "a.txt", "."],
+    );
+  },
+);
 
-Deno.test("git_commit reports that there is nothing to commit", async () => {
-  using wt = tempWorktree();
-  makeRepo(wt.dir);
-  const result = await commit(wt.dir, { message: "empty" });
-  assert.ok(typeof result === "object" && result.ok === false);
-  assert.match(text(result), /^git commit failed \(exit code 1\)\n.*nothing to commit/s);
-});
+Deno.test(
+  "git_commit reports that there is nothing to commit (needs git)",
+  needs("git"),
+  async () => {
+    using wt = tempWorktree();
+    makeRepo(wt.dir);
+    const result = await commit(wt.dir, { message: "empty" });
+    assert.ok(typeof result === "object" && result.ok === false);
+    assert.match(text(result), /^git commit failed \(exit code 1\)\n.*nothing to commit/s);
+  },
+);
 
-Deno.test("git_commit stages a deleted file", async () => {
+Deno.test("git_commit stages a deleted file (needs git)", needs("git"), async () => {
   using wt = tempWorktree();
   makeRepo(wt.dir);
   Deno.removeSync(`${wt.dir}/a.txt`);

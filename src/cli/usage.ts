@@ -1,0 +1,12 @@
+/** Exit code of every usage error: an unknown flag, a missing or extra argument, flags in conflict. */
+export const USAGE_EXIT = 2;
+
+/** A command line that cannot be run as given; the command exits with USAGE_EXIT. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The exit code for an error an action threw: USAGE_EXIT for a UsageError, else 1. */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof UsageError ? USAGE_EXIT : 1;
+}

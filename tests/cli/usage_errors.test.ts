@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import type { Command } from "commander";
+import { buildProgram } from "../../src/cli/program.ts";
+import { sandbox, svc } from "../_support/cli.ts";
+
+/** Every command path of the program: `[]` for svc itself, `["config", "set"]`, ... */
+function commandPaths(command: Command, path: string[] = []): string[][] {
+  return [path, ...command.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()]))];
+}
+
+Deno.test("every command and subcommand refuses an unknown flag with exit 2, the problem and its --help", async () => {
+  await using box = await sandbox();
+  const paths = commandPaths(buildProgram(() => {}));
+  assert.equal(paths.length > 12, true, `only ${paths.length} commands found`);
+  for (const path of paths) {
+    const out = await svc([...path, "--frobnicate"], { cwd: box.worktree, env: box.env });
+    const name = ["svc", ...path].join(" ");
+    assert.deepEqual([out.code, out.stdout, out.stderr], [
+      2,
+      "",
+      `error: unknown option '--frobnicate'\n(run "${name} --help" for usage)\n`,
+    ], name);
+  }
+});
+
+Deno.test("missing and excess arguments and bad choices are usage errors with exit 2", async () => {
+  await using box = await sandbox();
+  const cases: Array<[string[], string]> = [
+    [["config", "set", "max_tokens"], "error: missing required argument 'value'"],
+    [
+      ["config", "get", "a", "b"],
+      "error: too many arguments for 'get'. Expected 1 argument but got 2: a, b.",
+    ],
+    [["plugins", "install"], "error: missing required argument 'source'"],
+    [
+      ["serve", "extra"],
+      "error: too many arguments for 'serve'. Expected 0 arguments but got 1: extra.",
+    ],
+    [
+      ["run", "--output", "xml", "hi"],
+      "error: option '--output <format>' argument 'xml' is invalid. Allowed choices are text, json.",
+    ],
+    [["frobnicate"], "error: unknown command 'frobnicate'"],
+  ];
+  for (const [args, message] of cases) {
+    const out = await svc(args, { cwd: box.worktree, env: box.env });
+    assert.equal(out.code, 2, args.join(" "));
+    assert.equal(out.stderr.startsWith(`${message}\n(run "svc`), true, out.stderr);
+  }
+});
+
+Deno.test("svc run refuses --yes with --no and --prompt with prompt words before anything runs", async () => {
+  await using box = await sandbox();
+  const cases: Array<[string[], string]> = [
+    [["run", "--yes", "--no", "hi"], "svc run: --yes and --no cannot be combined\n"],
+    [
+      ["run", "--prompt", "hi", "extra", "words"],
+      'svc run: give the prompt with --prompt or as words, not both (extra words: "extra words")\n',
+    ],
+  ];
+  for (const [args, stderr] of cases) {
+    // The backend address is dead: a run that went ahead would fail with exit 1, not 2.
+    const full = [...args, "--base-url", "http://127.0.0.1:9", "--model", "m"];
+    const out = await svc(full, { cwd: box.worktree, env: box.env });
+    assert.deepEqual([out.code, out.stdout, out.stderr], [2, "", stderr], args.join(" "));
+  }
+  assert.equal(await Deno.stat(`${box.worktree}/.svc`).catch(() => null), null);
+});
+
+Deno.test("svc trust --list with --remove or a folder is a usage error", async () => {
+  await using box = await sandbox();
+  const cases: Array<[string[], string]> = [
+    [["trust", "--list", "--remove"], "svc trust: --list takes no folder and no --remove\n"],
+    [["trust", "--list", "."], "svc trust: --list takes no folder and no --remove\n"],
+  ];
+  for (const [args, stderr] of cases) {
+    const out = await svc(args, { cwd: box.worktree, env: box.env });
+    assert.deepEqual([out.code, out.stdout, out.stderr], [2, "", stderr], args.join(" "));
+  }
+});
