@@ -122,7 +122,7 @@ Deno.test("run_command clamps the timeout to 600 s with a 120 s default", () => 
   assert.deepEqual([clampTimeout(undefined), clampTimeout(5), clampTimeout(1000)], [120, 5, 600]);
 });
 
-Deno.test("run_command denies a chained segment outside bash_allow", () => {
+Deno.test("run_command denies a chained segment outside bash_allow and asks for paths outside", () => {
   using wt = tempWorktree();
   const resolve = (command: string, bash_allow: string[]) =>
     runCommandTool.resolvePolicy!({ command, _permissions: { bash_allow } }, wt.dir);
@@ -132,8 +132,15 @@ Deno.test("run_command denies a chained segment outside bash_allow", () => {
       resolve("git status -s | head -5", ["git status", "head"]),
       resolve("rm -rf x", []),
       resolve("cat <<EOF", ["cat"]),
+      resolve("cat ../notes.txt", ["cat"]),
     ],
-    ["deny", undefined, undefined, "deny"],
+    [
+      { action: "deny", reason: "not in bash_allow: rm -rf x" },
+      undefined,
+      undefined,
+      { action: "deny", reason: "heredocs and here-strings are not allowed" },
+      { action: "ask", reason: "names a path outside the worktree: ../notes.txt" },
+    ],
   );
 });
 
