@@ -5,7 +5,7 @@
  */
 import type { Tool } from "../tool/types.ts";
 export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
-export { bashAllowed } from "../policy/bash_allow.ts";
+export { bashAllowed, bashAllowPolicy } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 /** Tool-result wording shared by the bundled tools: error results, paths, filesystem errors. */

@@ -2,21 +2,44 @@
  * The `tool_permission.bash_allow` rule: a command passes only when every chained segment starts
  * with an allowed prefix (whole words) and the parser understands all of it. It fails closed:
  * substitutions, heredocs, multi-line input, wrappers, writes outside the worktree and anything
- * else outside the supported subset are denied, whatever the prefixes say.
+ * else outside the supported subset are denied, whatever the prefixes say. A passing command that
+ * names a path outside the worktree is marked for asking. The work is bounded by a budget.
  */
 import { basename, join } from "node:path";
 import { canonicalPath, isInside } from "../util/paths.ts";
-import { checkArguments } from "./bash_allow_args.ts";
+import { type ArgumentFacts, checkArguments } from "./bash_allow_args.ts";
+import { Budget, BudgetExceeded, MAX_COMMAND_CHARS, MAX_FOLDERS } from "./bash_allow_budget.ts";
+import { literalOutside, PathJudge, wordOutside } from "./bash_allow_paths.ts";
+import type { Resolved } from "./evaluate.ts";
 import { lexCommand, type Segment, type Word } from "./bash_allow_lex.ts";
 import { type RuleId, RULES } from "./bash_allow_rules.ts";
 import { KEYWORDS, SAFE_DEVICES, SHELL_STATE, WRAPPERS } from "./bash_allow_tables.ts";
 
 export { RULES } from "./bash_allow_rules.ts";
 
-/** The verdict of `bashAllowed`; `reason` starts with the rule's reason when denied. */
+/**
+ * The verdict of `bashAllowed`; `reason` starts with the rule's reason when denied. `ask` is set
+ * when the command passes but names a path outside the worktree: callers escalate it to ask.
+ */
 export interface BashVerdict {
   ok: boolean;
   reason: string;
+  ask?: string;
+}
+
+/**
+ * The policy resolver verdict of a `bash_allow` list for `command`: deny or ask with the reason,
+ * or undefined to keep the bash category action (also when the list is empty).
+ */
+export function bashAllowPolicy(
+  command: string,
+  prefixes: string[] | undefined,
+  worktree: string,
+): Resolved | undefined {
+  if (!prefixes?.length) return undefined;
+  const verdict = bashAllowed(command, prefixes, worktree);
+  if (!verdict.ok) return { action: "deny", reason: verdict.reason };
+  return verdict.ask ? { action: "ask", reason: verdict.ask } : undefined;
 }
 
 /** bash opens network connections for these names in redirections. */
@@ -26,6 +49,9 @@ const ALLOWED: BashVerdict = { ok: true, reason: "every segment starts with an a
 
 /** Decides whether `command` passes the `prefixes` allowlist in `worktree`; fails closed. */
 export function bashAllowed(command: string, prefixes: string[], worktree: string): BashVerdict {
+  if (command.length > MAX_COMMAND_CHARS) {
+    return deny("budget", `it is longer than ${MAX_COMMAND_CHARS} characters`);
+  }
   const lexed = lexCommand(command);
   if ("error" in lexed) return deny(lexed.error, lexed.detail);
   const allowed = prefixes.map(prefixWords).filter((p): p is string[] => p !== null);
@@ -35,31 +61,91 @@ export function bashAllowed(command: string, prefixes: string[], worktree: strin
   } catch {
     return deny("redirect", "worktree cannot be resolved");
   }
-  // Writes into .git (hooks, config) or .svc (svc's own config) would run code or widen policy later.
-  const guarded = [join(root, ".git"), join(root, ".svc")];
-  let cwds = [root];
-  for (const seg of lexed.segments) {
-    const inside = (path: string) =>
-      SAFE_DEVICES.has(path) || cwds.every((cwd) => {
-        const real = canonicalPath(cwd, path);
-        return isInside(root, real) && !guarded.some((g) => isInside(g, real));
-      });
-    const result = checkSegment(seg, allowed, inside);
-    if (typeof result === "string") return deny(result, describe(seg));
-    if (result.cd) {
-      const target = result.cd;
-      cwds = [...new Set([...cwds, ...cwds.map((cwd) => canonicalPath(cwd, target))])];
-    }
+  try {
+    return judge(lexed.segments, allowed, root, new Budget());
+  } catch (err) {
+    if (err instanceof BudgetExceeded) return deny("budget", err.message);
+    throw err;
   }
-  return ALLOWED;
 }
 
-/** Checks one segment; returns the broken rule, or the folder a passing `cd` moves to. */
+/** Last exit status a folder may be left with: bit 1 success, bit 2 failure. */
+const OK = 1, FAIL = 2;
+
+/**
+ * Judges the segments in order, tracking the folders (and last status) each `cd` may leave the
+ * shell in: `&&` runs the next segment only after success, `||` only after failure. Linear in the
+ * segments; more than `MAX_FOLDERS` possible folders exceeds the budget.
+ */
+function judge(segments: Segment[], allowed: string[][], root: string, budget: Budget) {
+  // Writes into .git (hooks, config) or .svc (svc's own config) would run code or widen policy later.
+  const guarded = [join(root, ".git"), join(root, ".svc")];
+  const paths = new PathJudge(root, budget);
+  let states = new Map<string, number>([[root, OK]]);
+  let ask: string | undefined;
+  for (const seg of segments) {
+    const runs = seg.op === "&&" ? OK : seg.op === "||" ? FAIL : OK | FAIL;
+    const next = new Map<string, number>();
+    let cwds: string[] = [];
+    for (const [cwd, status] of states) {
+      if (status & runs) cwds.push(cwd);
+      // A segment skipped by `&&` or `||` leaves the status it found.
+      if (status & ~runs) next.set(cwd, status & ~runs);
+    }
+    if (!cwds.length) cwds = [...states.keys()];
+    const inside = (path: string) =>
+      SAFE_DEVICES.has(path) || cwds.every((cwd) => {
+        const real = paths.resolve(cwd, path);
+        return real !== null && isInside(root, real) && !guarded.some((g) => isInside(g, real));
+      });
+    const facts: ArgumentFacts = { reads: [], code: new Set() };
+    const result = checkSegment(seg, allowed, inside, facts);
+    if (typeof result === "string") return deny(result, describe(seg));
+    ask ??= outsideReason(seg, result.skip, facts, cwds, paths);
+    const add = (cwd: string, status: number) => next.set(cwd, (next.get(cwd) ?? 0) | status);
+    for (const cwd of cwds) {
+      const target = result.cd === undefined ? null : paths.resolve(cwd, result.cd);
+      if (target === null) add(cwd, OK | FAIL);
+      else {
+        add(target, OK);
+        add(cwd, FAIL);
+      }
+    }
+    if (next.size > MAX_FOLDERS) {
+      throw new BudgetExceeded(`its cd commands may leave it in more than ${MAX_FOLDERS} folders`);
+    }
+    states = next;
+  }
+  return ask ? { ...ALLOWED, ask } : ALLOWED;
+}
+
+/** Why a passing segment's arguments, input redirections or read files may reach outside. */
+function outsideReason(
+  seg: Segment,
+  skip: number,
+  facts: ArgumentFacts,
+  cwds: string[],
+  paths: PathJudge,
+): string | undefined {
+  // facts.code counts from the first argument, after the command word.
+  const args = seg.words.filter((_, i) => i >= skip && !facts.code.has(i - 1));
+  const inputs = seg.redirects.filter((r) => r.target && !r.write).map((r) => r.target!);
+  for (const word of [...args, ...inputs]) {
+    const why = wordOutside(word, cwds, paths);
+    if (why) return `${why}: ${clip(word.text)}`;
+  }
+  const read = facts.reads.find((path) => literalOutside(path, cwds, paths));
+  return read === undefined ? undefined : `names a path outside the worktree: ${clip(read)}`;
+}
+
+/** Checks one segment; returns the broken rule, or how many leading words the allowlist named
+ * and the folder a passing `cd` moves to. */
 function checkSegment(
   seg: Segment,
   allowed: string[][],
   inside: (path: string) => boolean,
-): RuleId | { cd?: string } {
+  facts: ArgumentFacts,
+): RuleId | { skip: number; cd?: string } {
   for (const r of seg.redirects) {
     if (!r.target) continue;
     if (NETWORK_PATH.test(r.target.text)) return "redirect";
@@ -80,10 +166,12 @@ function checkSegment(
       target.text.startsWith("-") || !inside(target.text)
     ) return "cd";
   }
-  if (!allowed.some((prefix) => startsWith(seg.words, prefix))) return "prefix";
-  const rule = checkArguments(name, args, inside);
+  const matched = allowed.filter((prefix) => startsWith(seg.words, prefix));
+  if (!matched.length) return "prefix";
+  const rule = checkArguments(name, args, inside, facts);
   if (rule) return rule;
-  return name === "cd" ? { cd: args[0].text } : {};
+  const skip = Math.max(...matched.map((p) => p.length));
+  return name === "cd" ? { skip, cd: args[0].text } : { skip };
 }
 
 /** Whole-word prefix match on literal words: `git status` allows `git status -s`. */
@@ -108,7 +196,10 @@ function commandName(word: string): string {
 }
 
 function describe(seg: Segment): string {
-  const text = seg.words.map((w) => w.text).join(" ");
+  return clip(seg.words.map((w) => w.text).join(" "));
+}
+
+function clip(text: string): string {
   return text.length > 80 ? text.slice(0, 77) + "..." : text;
 }
 

@@ -1,14 +1,18 @@
 /**
  * Argument checks for commands that can run programs or write files through their arguments
  * (find, sed, awk, git, interpreters, package runners, file writers). Each returns the rule it
- * breaks, or null.
+ * breaks, or null. Options are looked for in the whole argument list, since GNU tools read them
+ * after operands too, and long options also in their abbreviated forms (`--to-com`).
  */
 import type { Word } from "./bash_allow_lex.ts";
 import type { RuleId } from "./bash_allow_rules.ts";
 import {
+  CONTENT_WRITERS,
   EXEC_OPTIONS,
   FIND_ACTIONS,
   INLINE_CODE,
+  SAFE_DEVICES,
+  TEXT_ARGS,
   WRAPPER_SUBCOMMANDS,
   WRITERS,
 } from "./bash_allow_tables.ts";
@@ -16,10 +20,24 @@ import {
 /** Tells whether a literal path, resolved from every possible cwd, stays inside the worktree. */
 export type PathCheck = (path: string) => boolean;
 
-/** Runs the argument checks of command `name` on `args`. */
-export function checkArguments(name: string, args: Word[], inside: PathCheck): RuleId | null {
+/** What the argument checks learn about a passing command besides the verdict. */
+export interface ArgumentFacts {
+  /** Files the command reads that are not words of their own (a sed script's `r file`). */
+  reads: string[];
+  /** Indexes into the arguments of words that are program text or separators, not paths. */
+  code: Set<number>;
+}
+
+/** Runs the argument checks of command `name` on `args`, recording what it learns in `facts`. */
+export function checkArguments(
+  name: string,
+  args: Word[],
+  inside: PathCheck,
+  facts: ArgumentFacts = { reads: [], code: new Set() },
+): RuleId | null {
   const words = args.map((w) => w.text);
   const literal = args.every((w) => !w.expands && !w.glob);
+  if (TEXT_ARGS.has(name)) args.forEach((w, i) => w.glob || facts.code.add(i));
   const runners = WRAPPER_SUBCOMMANDS[name];
   if (runners && words.some((w) => runners.includes(w))) return "wrapper";
   if (name === "printf" && words[0]?.startsWith("-v")) return "shell_state";
@@ -40,16 +58,26 @@ export function checkArguments(name: string, args: Word[], inside: PathCheck): R
     if (!literal) return "dynamic_args";
     return words.some((w) => FIND_ACTIONS.some((a) => w.startsWith(a))) ? "find_exec" : null;
   }
-  if (name === "sed") return literal ? checkSed(words) : "dynamic_args";
-  if (/^[gmn]?awk$/.test(name)) return literal ? checkAwk(words) : "dynamic_args";
+  if (name === "sed") return literal ? checkSed(words, facts) : "dynamic_args";
+  if (/^[gmn]?awk$/.test(name)) return literal ? checkAwk(words, facts.code) : "dynamic_args";
   if (name === "git") return literal ? checkGit(words, inside) : "dynamic_args";
   return null;
 }
 
-/** `--long` matches itself and `--long=...`; `-x` matches any short cluster holding x. */
+/** Real options that are also abbreviations of denied ones (`--text` of `--textconv`). */
+const EXACT_OPTIONS = new Set(["--text", "--checkpoint"]);
+
+/**
+ * `--long` matches itself, `--long=...` and abbreviations (`--lo`, which GNU getopt accepts);
+ * `-x` matches any short cluster holding x.
+ */
 function optionHit(arg: string, options: string[]): boolean {
+  const long = arg.startsWith("--") && arg.length > 2 ? arg.split("=")[0] : null;
   return options.some((o) => {
-    if (o.startsWith("--")) return arg === o || arg.startsWith(o + "=");
+    if (o.startsWith("--")) {
+      return arg === o || arg.startsWith(o + "=") ||
+        (long !== null && o.startsWith(long) && !EXACT_OPTIONS.has(long));
+    }
     if (o.length === 2 && o.startsWith("-")) {
       return arg.startsWith("-") && !arg.startsWith("--") && arg.includes(o[1]);
     }
@@ -75,7 +103,10 @@ function checkPython(words: string[]): RuleId | null {
 }
 
 /** Path operands and option values of file writers must be literal and inside the worktree. */
-function checkWriter(name: string, args: Word[], inside: PathCheck): RuleId | null {
+function checkWriter(name: string, args: Word[], within: PathCheck): RuleId | null {
+  // `tee /dev/null` writes into the device; `rm`, `mv` or `chmod` would replace or break it.
+  const inside = (path: string) =>
+    (CONTENT_WRITERS.has(name) || !SAFE_DEVICES.has(path)) && within(path);
   let options = true;
   for (const arg of args) {
     if (arg.expands) return "write_path";
@@ -87,9 +118,14 @@ function checkWriter(name: string, args: Word[], inside: PathCheck): RuleId | nu
     let path = w;
     if (options && w.startsWith("-") && w !== "-") {
       const eq = w.indexOf("=");
-      if (w.startsWith("--") && eq > 0) path = w.slice(eq + 1);
-      else if (w.includes("/")) return "write_path";
-      else continue;
+      if (w.startsWith("--")) {
+        if (eq < 0) continue;
+        path = w.slice(eq + 1);
+      } else {
+        // A short cluster may end in an attached value (`-t.git`, `-o/tmp/x`): check each tail.
+        for (let i = 2; i < w.length; i++) if (!inside(w.slice(i))) return "write_path";
+        continue;
+      }
     } else if (name === "dd") {
       if (!w.startsWith("of=")) continue;
       path = w.slice(3);
@@ -100,35 +136,58 @@ function checkWriter(name: string, args: Word[], inside: PathCheck): RuleId | nu
 }
 
 const SED_SIMPLE = "pdDnNPgGhHx=lzF{}";
+const SED_LONG =
+  /^--(quiet|silent|regexp-extended|posix|debug|null-data|zero-terminated|separate|unbuffered|sandbox)$/;
 
-/** Accepts only sed scripts built from commands that neither run programs nor write files. */
-function checkSed(words: string[]): RuleId | null {
+/**
+ * Accepts only sed scripts built from commands that neither run programs nor write files. GNU sed
+ * reads options anywhere before `--` (`sed p f -i`, `sed -n p -e '1e id' f`), so every word is
+ * classified; any option it does not know is denied.
+ */
+function checkSed(words: string[], facts: ArgumentFacts): RuleId | null {
   const scripts: string[] = [];
-  let i = 0;
-  for (; i < words.length; i++) {
+  const operands: number[] = [];
+  const script = (at: number, text = words[at] ?? "") => {
+    scripts.push(text);
+    facts.code.add(at);
+  };
+  let options = true;
+  for (let i = 0; i < words.length; i++) {
     const w = words[i];
-    if (w === "--") {
-      i++;
-      break;
-    }
-    if (w === "--expression") scripts.push(words[++i] ?? "");
-    else if (w.startsWith("--expression=")) scripts.push(w.slice(13));
-    else if (
-      /^--(quiet|silent|regexp-extended|posix|debug|null-data|separate|unbuffered|sandbox)$/.test(w)
-    ) continue;
-    else if (w.startsWith("--")) return "sed_exec";
-    else if (w.startsWith("-") && w !== "-") {
+    if (!options || w === "-" || !w.startsWith("-")) operands.push(i);
+    else if (w === "--") options = false;
+    else if (w === "--expression") script(++i);
+    else if (w.startsWith("--expression=")) script(i, w.slice(13));
+    else if (w.startsWith("--")) {
+      if (!SED_LONG.test(w)) return "sed_exec";
+    } else {
       const m = /^-([nErsuz]*)(e(.*))?$/.exec(w);
       if (!m) return "sed_exec";
-      if (m[2] !== undefined) scripts.push(m[3] !== "" ? m[3] : words[++i] ?? "");
-    } else break;
+      if (m[2] !== undefined) m[3] !== "" ? script(i, m[3]) : script(++i);
+    }
   }
-  if (!scripts.length) scripts.push(words[i] ?? "");
-  return scripts.every(sedScriptSafe) ? null : "sed_exec";
+  if (!scripts.length) script(operands[0] ?? words.length);
+  for (const text of scripts) {
+    const parsed = parseSedScript(text);
+    if (!parsed) return "sed_exec";
+    facts.reads.push(...parsed.reads);
+  }
+  return null;
 }
 
 /** Parses a sed script: addresses, simple commands, s and y; rejects e, w, W and unknowns. */
 export function sedScriptSafe(script: string): boolean {
+  return parseSedScript(script) !== null;
+}
+
+/** A safe sed script's files read by `r` and `R`, or null when the script is not safe. */
+function parseSedScript(script: string): { reads: string[] } | null {
+  const reads: string[] = [];
+  const safe = scanSed(script, reads);
+  return safe ? { reads } : null;
+}
+
+function scanSed(script: string, reads: string[]): boolean {
   let i = 0;
   const delimited = (): boolean => {
     const delim = script[i];
@@ -155,8 +214,13 @@ export function sedScriptSafe(script: string): boolean {
     if (cmd === undefined) return false;
     if (SED_SIMPLE.includes(cmd) || cmd === "q" || cmd === "Q") {
       while (/[0-9 ]/.test(script[i] ?? "")) i++;
-    } else if ("aicrR".includes(cmd)) return true; // text or a file to read: the rest is an argument
-    else if ("btT:".includes(cmd)) {
+    } else if ("aic".includes(cmd)) return true; // text: the rest of the script is its argument
+    else if ("rR".includes(cmd)) {
+      // a file to read: the rest of the script names it
+      const file = script.slice(i).replace(/^[ \t]+/, "");
+      if (file) reads.push(file);
+      return true;
+    } else if ("btT:".includes(cmd)) {
       while (i < script.length && script[i] !== ";") i++;
     } else if (cmd === "s" || cmd === "y") {
       if (!delimited()) return false;
@@ -170,7 +234,7 @@ export function sedScriptSafe(script: string): boolean {
 }
 
 /** awk: only -F and -v options; no system(), pipes, output redirection or extensions. */
-function checkAwk(words: string[]): RuleId | null {
+function checkAwk(words: string[], code: Set<number>): RuleId | null {
   let i = 0;
   for (; i < words.length; i++) {
     const w = words[i];
@@ -178,13 +242,17 @@ function checkAwk(words: string[]): RuleId | null {
       i++;
       break;
     }
-    if (w === "-F" || w === "-v") i++;
+    // Field separators and variable values are text, not paths (`-F/`).
+    code.add(i);
+    if (w === "-F" || w === "-v") code.add(++i);
     else if (w.startsWith("-F") || w.startsWith("-v")) continue;
     else if (w.startsWith("-")) return "awk_exec";
     else break;
   }
+  code.add(i);
   const program = words[i] ?? "";
-  return /system|[|>@]/.test(program) ? "awk_exec" : null;
+  // getline < file reads a file the argument list does not name.
+  return /system|[|>@]|getline[^]*</.test(program) ? "awk_exec" : null;
 }
 
 const GIT_GLOBAL_OK = new Set(["--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"]);

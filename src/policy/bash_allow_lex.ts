@@ -12,6 +12,10 @@ export interface Word {
   expands: boolean;
   /** Holds an unquoted `*`, `?` or `[`. */
   glob: boolean;
+  /** Holds a `$NAME` or `${NAME}` expansion, whose value may be any path. */
+  variable: boolean;
+  /** `text` with every quoted character replaced by NUL: what bash may still expand. */
+  mask: string;
 }
 
 /** A redirection; `target` is absent for descriptor duplication such as `2>&1`. */
@@ -25,6 +29,8 @@ export interface Redirect {
 export interface Segment {
   words: Word[];
   redirects: Redirect[];
+  /** The operator before this segment (`&&`, `||`, `;`, `&`, `|`, `|&`); absent for the first. */
+  op?: string;
 }
 
 /** Segments of a command, or the rule that rejects it. */
@@ -41,16 +47,19 @@ export function lexCommand(src: string): LexResult {
   if (/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(src)) return { error: "control" };
   const segments: Segment[] = [];
   let seg: Segment = { words: [], redirects: [] };
-  let text = "", unq = "", started = false, expands = false;
+  let text = "", unq = "", started = false, expands = false, variable = false;
   let pending: Redirect | null = null;
   let needNext = false;
+  let op: string | undefined;
 
   const finishWord = () => {
     if (!started) return;
     const word: Word = {
       text,
-      expands: expands || /\{.*(,|\.\.).*\}/.test(unq) || unq.startsWith("~"),
+      expands: expands || hasBraceList(unq) || unq.startsWith("~"),
       glob: /[*?[]/.test(unq),
+      variable,
+      mask: unq,
     };
     if (pending) {
       pending.target = word;
@@ -58,7 +67,7 @@ export function lexCommand(src: string): LexResult {
       pending = null;
     } else seg.words.push(word);
     text = unq = "";
-    started = expands = false;
+    started = expands = variable = false;
   };
   const add = (value: string, quoted: boolean) => {
     text += value;
@@ -96,6 +105,7 @@ export function lexCommand(src: string): LexResult {
           if ("error" in r) return r;
           add(src.slice(j, j + r.len), true);
           expands ||= r.expands;
+          variable ||= r.variable;
           j += r.len;
         } else {
           add(d, true);
@@ -114,6 +124,7 @@ export function lexCommand(src: string): LexResult {
       if ("error" in r) return r;
       add(src.slice(i, i + r.len), false);
       expands ||= r.expands;
+      variable ||= r.variable;
       i += r.len;
     } else if (c === "#" && !started) {
       return { error: "comment" };
@@ -138,10 +149,11 @@ export function lexCommand(src: string): LexResult {
       if (pending) return { error: "syntax" };
       const two = src.slice(i, i + 2);
       if (two === ";;" || two === ";&") return { error: "syntax" };
-      const op = ["&&", "||", "|&"].includes(two) ? two : c;
+      const next = ["&&", "||", "|&"].includes(two) ? two : c;
       if (!seg.words.length && !seg.redirects.length) return { error: "syntax" };
-      segments.push(seg);
+      segments.push(op ? { ...seg, op } : seg);
       seg = { words: [], redirects: [] };
+      op = next;
       needNext = op !== ";" && op !== "&";
       i += op.length;
     } else {
@@ -151,13 +163,23 @@ export function lexCommand(src: string): LexResult {
   }
   finishWord();
   if (pending) return { error: "syntax" };
-  if (seg.words.length || seg.redirects.length) segments.push(seg);
+  if (seg.words.length || seg.redirects.length) segments.push(op ? { ...seg, op } : seg);
   else if (needNext) return { error: "syntax" };
   if (!segments.length) return { error: "empty" };
   return { segments };
 }
 
-type DollarResult = { len: number; expands: boolean } | { error: RuleId };
+type DollarResult = { len: number; expands: boolean; variable: boolean } | { error: RuleId };
+
+/** Whether an unquoted `{` is followed by `,` or `..` and then `}` (linear, unlike a regex). */
+function hasBraceList(unq: string): boolean {
+  const open = unq.indexOf("{");
+  if (open < 0) return false;
+  const comma = unq.indexOf(",", open + 1);
+  const dots = unq.indexOf("..", open + 1);
+  const sep = comma < 0 ? dots : dots < 0 ? comma : Math.min(comma, dots);
+  return sep >= 0 && unq.lastIndexOf("}") > sep;
+}
 
 /** Reads the `$` form at `i`: plain names and special parameters pass, the rest is an error. */
 function dollar(src: string, i: number, inQuotes: boolean): DollarResult {
@@ -167,17 +189,18 @@ function dollar(src: string, i: number, inQuotes: boolean): DollarResult {
     const close = src.indexOf("}", i + 2);
     if (close < 0) return { error: "quote" };
     const name = src.slice(i + 2, close);
-    if (NAME.test(name) || /^[0-9?#$!]$/.test(name)) return { len: close - i + 1, expands: true };
+    if (NAME.test(name)) return { len: close - i + 1, expands: true, variable: true };
+    if (/^[0-9?#$!]$/.test(name)) return { len: close - i + 1, expands: true, variable: false };
     return { error: "expansion" };
   }
   if (!inQuotes && (n === "'" || n === '"')) return { error: "expansion" };
   if (n !== undefined && /[A-Za-z_]/.test(n)) {
     let j = i + 1;
     while (j < src.length && /[A-Za-z0-9_]/.test(src[j])) j++;
-    return { len: j - i, expands: true };
+    return { len: j - i, expands: true, variable: true };
   }
-  if (n !== undefined && /[0-9?#$!@*-]/.test(n)) return { len: 2, expands: true };
-  return { len: 1, expands: false };
+  if (n !== undefined && /[0-9?#$!@*-]/.test(n)) return { len: 2, expands: true, variable: false };
+  return { len: 1, expands: false, variable: false };
 }
 
 type RedirectResult = { len: number; redirect: Redirect } | { error: RuleId };

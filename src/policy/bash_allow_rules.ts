@@ -17,7 +17,21 @@ export const EXAMPLE_PREFIXES = (
   "env xargs bash sh timeout nohup sudo eval exec command builtin export time X=1 deno make unzip"
 ).split(" ");
 
+/** `cd d0 && cd d1 && ... && ls`: n folders deep, decided in linear time. */
+const cdChain = (n: number, op: string) =>
+  Array.from({ length: n }, (_, i) => `cd d${i}`).join(` ${op} `) + ` ${op} ls`;
+
 export const RULES = {
+  budget: {
+    reason: "the command is too long or complex to check",
+    match: [
+      "echo " + "{".repeat(40_000),
+      cdChain(8, ";"),
+      "ls " + "{a,b}".repeat(9),
+      "ls " + "../".repeat(2_000),
+    ],
+    notMatch: [cdChain(24, "&&"), "cd sub; cd sub; ls", "echo {a,b}{c,d}", "echo {1..100000}"],
+  },
   empty: { reason: "empty command", match: ["", "   "], notMatch: ["ls"] },
   multiline: {
     reason: "multi-line commands are not allowed",
@@ -52,7 +66,7 @@ export const RULES = {
   expansion: {
     reason: "this expansion or quoting form is not allowed",
     match: ["echo ${HOME:-x}", "echo ${!x}", "echo $'\\x3b'", 'echo $"hi"', "echo ${x@P}"],
-    notMatch: ["echo $HOME", 'echo "${HOME}"', "echo $?", "echo a$"],
+    notMatch: ["echo $?", 'echo "${1}"', "echo a$", "echo '${x:-y}'"],
   },
   subshell: {
     reason: "subshells, groups and function definitions are not allowed",
@@ -84,6 +98,7 @@ export const RULES = {
       "cd sub && echo x > ../../o",
       "echo x 2>/tmp/err",
       "cd sub; echo x > ../o",
+      "cd sub || cd . && echo x > ../o",
       "cat < /dev/tcp/127.0.0.1/80",
       "echo x > .git/hooks/pre-commit",
       "echo {} > .svc/config.json",
@@ -94,7 +109,8 @@ export const RULES = {
       "ls > /dev/null 2>&1",
       "ls &>/dev/null",
       "cd sub && echo x > o",
-      "cat < /etc/hostname",
+      "cd sub || echo x > o",
+      "cat < f",
     ],
   },
   keyword: {
@@ -164,7 +180,7 @@ export const RULES = {
   dynamic_args: {
     reason: "arguments of this command must be literal",
     match: ["find . $X", "sed $S f", "git log $X", "awk $P f", "find . -name *.ts"],
-    notMatch: ["echo $X", "ls *.ts"],
+    notMatch: ["echo $?", "ls *.ts"],
   },
   find_exec: {
     reason: "find actions that run commands or write files are not allowed",
@@ -190,12 +206,23 @@ export const RULES = {
       "sed -e p -e 'w x' f",
       "sed 'W x' f",
       "sed s/a/b/gw f",
+      "sed -n p -e '1e id' f",
+      "sed s/a/b/ f -i",
+      "sed '$a x' -i .git/config",
+      "sed -n p f --in-place=.bak",
+      "sed p f -f x.sed",
+      "sed p f -s -l 5",
+      "sed p f --expr='1e id'",
     ],
     notMatch: [
       "sed -n 1,5p f",
       "sed -E 's/(a|b)/x/g' f",
       "sed '/x/d;s,a,b,2' f",
       "sed 'y/ab/cd/' f",
+      "sed p f -n",
+      "sed -n f -e p",
+      "sed -- p -i",
+      "sed 'r f' f",
     ],
   },
   awk_exec: {
@@ -207,6 +234,7 @@ export const RULES = {
       "awk 'BEGIN{\"id\" | getline}'",
       "awk -f x.awk f",
       "awk '@load \"x\"'",
+      "awk 'BEGIN{getline l < \"f\"; print l}'",
     ],
     notMatch: ["awk '{print $1}' f", "awk -F: '$3 < 5 {print}' f", "awk -v x=1 '{print x}' f"],
   },
@@ -228,12 +256,17 @@ export const RULES = {
       "git st",
       "git help -w log",
       "git submodule foreach id",
+      "git grep --open='id' x",
+      "git log --ext",
+      "git diff HEAD --out=x",
     ],
     notMatch: [
       "git status -s",
       "git --no-pager log -5",
       "git config --get user.name",
       "git log -c",
+      "git diff --text",
+      "git log --oneline -- sub",
     ],
   },
   inline_code: {
@@ -259,8 +292,11 @@ export const RULES = {
       "tar xIf ./x a.tar",
       "sort --compress-program=sh f",
       "make --eval='x:;touch y'",
+      "tar -xf a.tar --to-com='touch x'",
+      "sort f --compress-p=sh",
+      "make all --ev='x:;touch y'",
     ],
-    notMatch: ["rg -n foo", "tar -xzf a.tar", "sort -n f"],
+    notMatch: ["rg -n foo", "tar -xzf a.tar", "sort -n f", "tar -xf a.tar --checkpoint"],
   },
   write_path: {
     reason: "file-writing commands may only name literal paths inside the worktree",
@@ -278,6 +314,12 @@ export const RULES = {
       "cp f .git/hooks/post-commit",
       "git clone x /tmp/y",
       "git archive -o /tmp/a.zip HEAD",
+      "cp -t.git config",
+      "cp -vt.svc config.json",
+      "sort f -o.git/config",
+      "rm /dev/null",
+      "cp -f f /dev/null",
+      "touch /dev/stdout",
     ],
     notMatch: [
       "rm -rf sub/x",

@@ -82,5 +82,13 @@ export const WRITERS = new Set(
     "split csplit gzip gunzip bzip2 bunzip2 xz unxz zstd tar unzip").split(" "),
 );
 
+/** Writers that only write into the files they name, so the safe devices are fine for them. */
+export const CONTENT_WRITERS = new Set(["tee", "dd", "sort"]);
+
+/** Commands that never open their arguments as files: only the globs bash expands are paths. */
+export const TEXT_ARGS = new Set(
+  "echo printf tr seq expr basename dirname true false sleep yes".split(" "),
+);
+
 /** find actions that run commands or write files. */
 export const FIND_ACTIONS = ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls"];

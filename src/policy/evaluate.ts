@@ -2,6 +2,12 @@ import type { Action, Category, ToolPermission } from "../config/schema.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 export { DEFAULT_ACTIONS };
 
+/**
+ * A tool's own verdict on one call: an action, or an action with the reason the audit records
+ * when it tightens the category action.
+ */
+export type Resolved = Action | { action: Action; reason: string };
+
 /** Everything the policy needs to judge one tool call; no I/O happens in here. */
 export interface PolicyInput {
   tool: string;
@@ -15,7 +21,7 @@ export interface PolicyInput {
   /** An edit targets svc's or git's control files (`.svc/`, `.git/`) inside the worktree. */
   controlFiles?: boolean;
   /** The tool's own per-invocation resolver verdict, if it gave one. */
-  resolved?: Action;
+  resolved?: Resolved;
 }
 
 export interface Decision {
@@ -40,9 +46,11 @@ export function decide(input: PolicyInput): Decision {
   }
   let action = input.permissions[category] ?? DEFAULT_ACTIONS[category];
   let reason = `${category} category is ${action}`;
-  if (input.resolved && SEVERITY[input.resolved] > SEVERITY[action]) {
-    action = input.resolved;
+  const resolved = typeof input.resolved === "string" ? { action: input.resolved } : input.resolved;
+  if (resolved && SEVERITY[resolved.action] > SEVERITY[action]) {
+    action = resolved.action;
     reason = `${tool} policy requires ${action}`;
+    if ("reason" in resolved && resolved.reason) reason += `: ${resolved.reason}`;
   }
   if (input.outsideWorktree && action === "allow") {
     return { action: "ask", reason: "path is outside the worktree" };

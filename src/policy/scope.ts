@@ -6,23 +6,32 @@ const GLOB_CHARS = /[*?[{]/;
 /**
  * Whether any path argument lands outside the worktree once `..`, symlinks (including dangling
  * ones) and absolute paths are resolved. Glob patterns are judged by their literal leading
- * directory. Unparseable paths (NUL bytes) count as outside.
+ * directory. Unparseable paths (NUL bytes) count as outside. Relative paths resolve against `base`
+ * (default: the worktree itself).
  */
-export function pointsOutside(worktree: string, values: unknown[]): boolean {
+export function pointsOutside(worktree: string, values: unknown[], base = worktree): boolean {
   for (const value of values) {
     if (typeof value !== "string" || value === "") continue;
     let literal = value;
     const glob = value.search(GLOB_CHARS);
     if (glob >= 0) literal = value.slice(0, glob).replace(/[^/\\]*$/, "") || ".";
     if (literal.startsWith("~")) return true;
-    try {
-      if (!isInside(worktree, canonicalPath(worktree, literal))) return true;
-    } catch {
-      return true;
-    }
+    if (resolvesOutside(worktree, literal, base)) return true;
     if (glob >= 0 && /(^|[/\\])\.\.([/\\]|$)/.test(value.slice(glob))) return true;
   }
   return false;
+}
+
+/**
+ * Whether one literal path (globs and `~` taken as plain characters) lands outside the worktree
+ * once resolved from `base`, symlinks included; unresolvable paths count as outside.
+ */
+export function resolvesOutside(worktree: string, path: string, base = worktree): boolean {
+  try {
+    return !isInside(worktree, canonicalPath(base, path));
+  } catch {
+    return true;
+  }
 }
 
 /** Folders whose files steer svc or git: config, sessions, plugins, hooks. */

@@ -7,9 +7,13 @@ import type { ToolOutput } from "./types.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|PRIVATE|COOKIE/i;
-/** Variables that make bash run code or change parsing before the command starts. */
+/**
+ * Variables that make bash run code or change parsing before the command starts;
+ * POSIXLY_CORRECT also changes how GNU tools read their options, which bash_allow relies on.
+ */
 const SHELL_HOOKS = new Set(
-  "BASH_ENV ENV CDPATH GLOBIGNORE SHELLOPTS BASHOPTS PROMPT_COMMAND IFS PS4".split(" "),
+  "BASH_ENV ENV CDPATH GLOBIGNORE SHELLOPTS BASHOPTS PROMPT_COMMAND IFS PS4 POSIXLY_CORRECT"
+    .split(" "),
 );
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i;
 

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { Action, Category, Config, ToolPermission } from "../config/schema.ts";
+import type { Resolved } from "../policy/evaluate.ts";
 
-export type { Action, Category, ToolPermission };
+export type { Action, Category, Resolved, ToolPermission };
 
 /** What a tool may ask of the front-end during a call. */
 export interface AskRequest {
@@ -101,8 +102,12 @@ export interface Tool {
    * paths); judged like `pathArgs`.
    */
   pathsOf?(args: Record<string, unknown>): unknown[];
-  /** Per-invocation policy resolver; returns undefined to keep the category action. */
-  resolvePolicy?(args: ResolverArgs, worktree: string): Action | undefined;
+  /**
+   * Per-invocation policy resolver; returns undefined to keep the category action. It can only
+   * tighten: an action, or `{ action, reason }` whose reason the audit and the approver show
+   * (`run_command policy requires ask: names a path outside the worktree: ../x`).
+   */
+  resolvePolicy?(args: ResolverArgs, worktree: string): Resolved | undefined;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */
   usesHost?: boolean;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;

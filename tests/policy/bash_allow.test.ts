@@ -89,8 +89,9 @@ Deno.test("bash_allow judges redirections through symlinks by their real target"
   );
 });
 
-// A cd may fail, so later paths must be inside from every folder the chain may be in.
-Deno.test("bash_allow tracks every folder a cd may have moved to", () => {
+// A cd may fail, so later paths must be inside from every folder the chain may be in; `&&` runs
+// the next segment only after a successful cd, `||` only after a failed one.
+Deno.test("bash_allow tracks every folder a cd may have moved to, following && and ||", () => {
   using wt = worktree();
   Deno.mkdirSync(`${wt.dir}/sub/deep`);
   const ok = (c: string) => bashAllowed(c, ["cd", "echo"], wt.dir).ok;
@@ -98,10 +99,13 @@ Deno.test("bash_allow tracks every folder a cd may have moved to", () => {
     [
       ok("cd sub && cd deep && echo x > o"),
       ok("cd sub/deep && echo x > ../o"),
+      ok("cd sub/deep; echo x > ../o"),
+      ok("cd sub/deep | echo x > ../o"),
       ok("cd sub || echo x > ../o"),
+      ok("cd sub && echo x || echo x > ../o"),
       ok("cd sub/deep && cd ../.. && cd .."),
     ],
-    [true, false, false, false],
+    [true, true, false, false, false, false, false],
   );
 });
 
@@ -121,4 +125,60 @@ Deno.test("bash_allow sed script parser accepts only non-writing, non-executing 
     ["b end; w x", false],
   ];
   assert.deepEqual(cases.map(([s]) => [s, sedScriptSafe(s)]), cases);
+});
+
+/** Decides in a worker and gives up after `limitMs`, so a decision that spins fails the test. */
+function timedDecider(worktree: string, prefixes: string[]) {
+  const worker = new Worker(new URL("./_bash_allow_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  return {
+    decide(command: string, limitMs: number) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      return new Promise<{ verdict: { ok: boolean; reason: string }; ms: number } | null>(
+        (done) => {
+          timer = setTimeout(() => done(null), limitMs);
+          worker.onmessage = (event) => done(event.data);
+          worker.postMessage({ command, prefixes, worktree });
+        },
+      ).finally(() => clearTimeout(timer));
+    },
+    [Symbol.dispose]: () => worker.terminate(),
+  };
+}
+
+Deno.test("bash_allow decides a 24-cd chain and a million braces in bounded time", async () => {
+  using wt = worktree();
+  const chain = (op: string) =>
+    Array.from({ length: 24 }, (_, i) => `cd d${i}`).join(` ${op} `) + ` ${op} ls`;
+  const cases: [string, { ok: boolean; reason: string }][] = [
+    [chain("&&"), { ok: true, reason: "every segment starts with an allowed prefix" }],
+    [chain(";"), {
+      ok: false,
+      reason: "the command is too long or complex to check: " +
+        "its cd commands may leave it in more than 32 folders",
+    }],
+    ["echo " + "{".repeat(1_000_000), {
+      ok: false,
+      reason: "the command is too long or complex to check: it is longer than 32768 characters",
+    }],
+    ["ls " + "{".repeat(30_000), {
+      ok: false,
+      reason: "the command is too long or complex to check: a path is longer than 4096 characters",
+    }],
+    ["ls " + "{a,b}".repeat(20), {
+      ok: false,
+      reason: "the command is too long or complex to check: " +
+        "a word expands to more than 256 alternatives",
+    }],
+  ];
+  assert.equal(chain("&&").length, 232);
+  using decider = timedDecider(wt.dir, ["cd", "ls", "echo"]);
+  for (const [command, verdict] of cases) {
+    // A generous bound: these took minutes before the analysis became linear.
+    const result = await decider.decide(command, 10_000);
+    assert.ok(result, `${command.slice(0, 40)}... was not decided within 10 s`);
+    assert.deepEqual(result.verdict, verdict, command.slice(0, 40));
+    assert.ok(result.ms < 2_000, `${command.slice(0, 40)}... took ${Math.round(result.ms)} ms`);
+  }
 });

@@ -141,3 +141,68 @@ Deno.test("bash_allow passes tricky but safe commands and running them creates n
     assert.equal(present(`${t.wt}/sub/CANARY`), false, command);
   }
 });
+
+/** [family, command, whether the attack took effect] for options GNU tools read after operands. */
+const LATE_OPTIONS: [string, string, (wt: string) => boolean][] = [
+  ["sed -e after the script", "sed -n p -e '1e touch CANARY' f.txt", canary],
+  ["sed -f after an operand", "sed p f.txt -f x.sed", canary],
+  [
+    "sed -i after the operand rewrites svc's config",
+    "sed s/ask/allow/ .svc/config.json -i",
+    (wt) => Deno.readTextFileSync(`${wt}/.svc/config.json`).includes("allow"),
+  ],
+  [
+    "sed --in-place=suffix after the operands",
+    "sed -n p f.txt --in-place=.bak",
+    (wt) => present(`${wt}/f.txt.bak`),
+  ],
+  [
+    "sed -i plants a git fsmonitor that the next git status runs",
+    `sed '$a [core]\\n\\tfsmonitor = "touch CANARY; false"' -i .git/config`,
+    (wt) => {
+      new Deno.Command("git", { args: ["status"], cwd: wt, stdout: "null", stderr: "null" })
+        .outputSync();
+      return canary(wt);
+    },
+  ],
+  ["tar abbreviated --to-command", "tar -xf a.tar --to-com='touch CANARY; cat'", canary],
+  ["git grep abbreviated --open-files-in-pager", "git grep --open='touch CANARY' line", canary],
+  ["cp -t with an attached value into .git", "cp -t.git x", (wt) => present(`${wt}/.git/x`)],
+];
+
+function canary(wt: string): boolean {
+  return present(`${wt}/CANARY`);
+}
+
+/** A git worktree holding the files the late-option attacks use. */
+function gitSetup(): { wt: string; [Symbol.dispose](): void } {
+  const wt = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "svc-late-" }));
+  Deno.writeTextFileSync(`${wt}/f.txt`, "a line\n");
+  Deno.writeTextFileSync(`${wt}/x.sed`, "1e touch CANARY\n");
+  Deno.mkdirSync(`${wt}/.svc`);
+  Deno.writeTextFileSync(`${wt}/.svc/config.json`, '{"tool_permission":{"bash":"ask"}}\n');
+  const git = (...args: string[]) =>
+    new Deno.Command("git", { args, cwd: wt, stdout: "null", stderr: "null" }).outputSync();
+  git("init", "-q", ".");
+  git("add", "f.txt");
+  new Deno.Command("tar", { args: ["-cf", "a.tar", "f.txt"], cwd: wt }).outputSync();
+  // cp -t.git x copies this file into .git: the stand-in for a planted config or hook.
+  Deno.writeTextFileSync(`${wt}/x`, "");
+  return { wt, [Symbol.dispose]: () => Deno.removeSync(wt, { recursive: true }) };
+}
+
+Deno.test("bash_allow checks options after operands and abbreviated long options, each proven under bash", async () => {
+  const allow = [...ALLOW, "tar", "cp"];
+  for (const [family, command, tookEffect] of LATE_OPTIONS) {
+    using t = gitSetup();
+    await new Deno.Command("bash", {
+      args: ["-c", command],
+      cwd: t.wt,
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(tookEffect(t.wt), true, `${family}: the attack itself should take effect`);
+    const verdict = bashAllowed(command, allow, t.wt);
+    assert.equal(verdict.ok, false, `${family}: ${JSON.stringify(command)} passed`);
+  }
+});

@@ -86,3 +86,32 @@ Deno.test("policy: every category has a default action", () => {
     "web",
   ]);
 });
+
+Deno.test("policy: a resolver's reason joins the decision's reason only when it tightens", () => {
+  const resolved = { action: "ask" as const, reason: "names a path outside the worktree: ../x" };
+  assert.deepEqual(
+    [
+      decide({
+        ...base,
+        tool: "run_command",
+        category: "bash",
+        permissions: { bash: "allow" },
+        resolved,
+      }),
+      decide({
+        ...base,
+        tool: "run_command",
+        category: "bash",
+        permissions: { bash: "deny" },
+        resolved,
+      }),
+    ],
+    [
+      {
+        action: "ask",
+        reason: "run_command policy requires ask: names a path outside the worktree: ../x",
+      },
+      { action: "deny", reason: "bash category is deny" },
+    ],
+  );
+});

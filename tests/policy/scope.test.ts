@@ -11,6 +11,8 @@ async function tree() {
   await Deno.symlink(`${root}/proj_evil`, `${work}/dir_out`);
   await Deno.symlink(`${root}/nowhere/new.txt`, `${work}/dangling_out`);
   await Deno.symlink(`${work}/sub/later.txt`, `${work}/dangling_in`);
+  // The kernel resolves `sub/hop/..` to `root`, not to `sub`.
+  await Deno.symlink(`${root}/proj_evil`, `${work}/sub/hop`);
   return { root, work };
 }
 
@@ -25,6 +27,8 @@ Deno.test("path scoping judges .., prefixes, symlinks and NUL bytes canonically"
     ["../proj_evil/x", true],
     [`${root}/proj_evil/x`, true],
     ["sub/../../secret.txt", true],
+    ["sub/hop/../secret.txt", true],
+    ["sub/hop/../proj/notes.txt", false],
     ["/etc/passwd", true],
     ["link_out", true],
     ["dir_out/new.txt", true],

@@ -126,7 +126,7 @@ const TABLE: Row[] = [
       tool: "run_command",
       category: "bash",
       action: "deny",
-      reason: "run_command policy requires deny",
+      reason: "run_command policy requires deny: not in bash_allow: touch pwned",
     },
   },
   {

@@ -1,6 +1,6 @@
 /** code_test, code_lint and code_format: the project's own commands, gated like run_command. */
 import { z } from "zod";
-import { bashAllowed, type Tool } from "../../../src/plugin/api.ts";
+import { bashAllowed, bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
 import { devCommand, type DevConfig, type DevKind } from "./detect.ts";
 
@@ -25,7 +25,7 @@ export function devTool(kind: DevKind): Tool {
       const config = args._config as DevConfig | undefined;
       const picked = devCommand(kind, worktree, config, args.target as string | undefined);
       if ("error" in picked) return undefined;
-      return bashAllowed(picked.checked, allow, worktree).ok ? undefined : "deny";
+      return bashAllowPolicy(picked.checked, allow, worktree);
     },
     async run(args, ctx) {
       const picked = devCommand(kind, ctx.worktree, ctx.config, args.target as string | undefined);

@@ -63,7 +63,7 @@ Deno.test("code_test denies a command outside bash_allow in the resolver and at 
     devTool(kind).resolvePolicy!({ _permissions: { bash_allow } }, wt.dir);
   assert.deepEqual(
     [resolve("test", ["deno test"]), resolve("lint", ["deno test"]), resolve("lint", [])],
-    [undefined, "deny", undefined],
+    [undefined, { action: "deny", reason: "not in bash_allow: deno lint" }, undefined],
   );
   const config = {
     "dev.test_cmd": "make test && rm -rf x",

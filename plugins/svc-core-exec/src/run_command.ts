@@ -1,22 +1,12 @@
 /** The run_command tool: one shell command in the worktree, gated by bash_allow. */
 import { z } from "zod";
-import { bashAllowed, type Tool } from "../../../src/plugin/api.ts";
+import { bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { runShell } from "../../../src/tool/shell.ts";
 
 const schema = z.object({
   command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),
   timeout: z.number().positive().optional().describe("seconds; default 120, max 600"),
 });
-
-/** Decides the bash_allow part of the policy: denied, or undefined to keep the bash action. */
-export function resolveBashAllow(
-  command: string,
-  allow: string[] | undefined,
-  worktree: string,
-): "deny" | undefined {
-  if (!allow?.length) return undefined;
-  return bashAllowed(command, allow, worktree).ok ? undefined : "deny";
-}
 
 /** run_command: exit code, stdout and stderr of a shell command; the process group dies on timeout. */
 export const runCommandTool: Tool = {
@@ -29,7 +19,7 @@ export const runCommandTool: Tool = {
   aliases: ["bash", "exec"],
   argAliases: { cmd: "command" },
   resolvePolicy(args, worktree) {
-    return resolveBashAllow(String(args.command ?? ""), args._permissions.bash_allow, worktree);
+    return bashAllowPolicy(String(args.command ?? ""), args._permissions.bash_allow, worktree);
   },
   run(args, ctx) {
     return runShell(args.command as string, {

@@ -87,6 +87,8 @@ Deno.test("run_command never passes secrets, svc variables or shell hooks to the
     DATABASE_URL: "postgres://user:pw@db/x",
     BASH_ENV: `${wt.dir}/hook.sh`,
     "BASH_FUNC_echo%%": `() { touch ${wt.dir}/canary; }`,
+    // GNU tools would stop reading options at the first operand, unlike what bash_allow checks.
+    POSIXLY_CORRECT: "1",
     PLAIN_SETTING: "kept",
   };
   Deno.writeTextFileSync(`${wt.dir}/hook.sh`, `touch ${wt.dir}/canary\n`);
@@ -94,7 +96,7 @@ Deno.test("run_command never passes secrets, svc variables or shell hooks to the
   try {
     const result = text(await run("echo hi; env", wt.dir));
     const names = result.split("\n").map((l) => l.split("=")[0]);
-    for (const k of Object.keys(vars).slice(0, 8)) assert.equal(names.includes(k), false, k);
+    for (const k of Object.keys(vars).slice(0, 9)) assert.equal(names.includes(k), false, k);
     assert.ok(names.includes("PLAIN_SETTING") && names.includes("PATH") && names.includes("HOME"));
     assert.equal(await Deno.stat(`${wt.dir}/canary`).catch(() => null), null);
   } finally {
@@ -120,7 +122,7 @@ Deno.test("run_command clamps the timeout to 600 s with a 120 s default", () => 
   assert.deepEqual([clampTimeout(undefined), clampTimeout(5), clampTimeout(1000)], [120, 5, 600]);
 });
 
-Deno.test("run_command denies a chained segment outside bash_allow", () => {
+Deno.test("run_command denies a chained segment outside bash_allow and asks for paths outside", () => {
   using wt = tempWorktree();
   const resolve = (command: string, bash_allow: string[]) =>
     runCommandTool.resolvePolicy!({ command, _permissions: { bash_allow } }, wt.dir);
@@ -130,8 +132,15 @@ Deno.test("run_command denies a chained segment outside bash_allow", () => {
       resolve("git status -s | head -5", ["git status", "head"]),
       resolve("rm -rf x", []),
       resolve("cat <<EOF", ["cat"]),
+      resolve("cat ../notes.txt", ["cat"]),
     ],
-    ["deny", undefined, undefined, "deny"],
+    [
+      { action: "deny", reason: "not in bash_allow: rm -rf x" },
+      undefined,
+      undefined,
+      { action: "deny", reason: "heredocs and here-strings are not allowed" },
+      { action: "ask", reason: "names a path outside the worktree: ../notes.txt" },
+    ],
   );
 });
 
