@@ -115,11 +115,17 @@ Deno.test("run_command with bash allowed asks for an outside path and the audit 
   const judge = (command: string) =>
     judgeToolCall(runCommandTool, { command }, { config, worktree: t.wt });
   assert.deepEqual([judge("cat f.txt"), judge("cat ../secret.txt"), judge("rm x")], [
-    { action: "allow", reason: "bash category is allow" },
+    { action: "allow", reason: "bash category is allow", outsideWorktree: false },
     {
       action: "ask",
       reason: "run_command policy requires ask: names a path outside the worktree: ../secret.txt",
+      // The command is judged by the tool's resolver; no path argument was outside.
+      outsideWorktree: false,
     },
-    { action: "deny", reason: "run_command policy requires deny: not in bash_allow: rm x" },
+    {
+      action: "deny",
+      reason: "run_command policy requires deny: not in bash_allow: rm x",
+      outsideWorktree: false,
+    },
   ]);
 });
