@@ -7,9 +7,16 @@ export {
   type HttpApp,
   MAX_CHAT_BYTES,
   MAX_ENDPOINT_BYTES,
+  OPEN_PATHS,
 } from "./handler.ts";
 export { handleChat, parseChat, statusFor } from "./chat.ts";
 export { isLoopback, loopbackHosts } from "./guard.ts";
 export { Mutex, QueueFullError } from "./lock.ts";
 export { closeEndpoints, mountServices } from "./services.ts";
-export { bearerChecker, MIN_TOKEN_LENGTH, readTokenFile } from "./token.ts";
+export {
+  bearerChecker,
+  defaultTokenPath,
+  loadOrCreateToken,
+  MIN_TOKEN_LENGTH,
+  readTokenFile,
+} from "./token.ts";

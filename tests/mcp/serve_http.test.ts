@@ -11,7 +11,7 @@ Deno.test("official MCP clients drive POST /mcp of a running svc serve", async (
   const served = await startServe([], { cwd: box.worktree, env: box.env });
   const url = `${served.url}/mcp`;
   try {
-    const chat = await fetch(`${served.url}/chat`, {
+    const chat = await served.fetch(`${served.url}/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ prompt: "note this", session_id: "noted" }),
@@ -20,7 +20,7 @@ Deno.test("official MCP clients drive POST /mcp of a running svc serve", async (
     await chat.body?.cancel();
     for (const era of ["auto", "legacy"] as const) {
       await t.step(`v2 client, ${era} era`, async () => {
-        const client = await v2Http(url, era);
+        const client = await v2Http(url, era, served.fetch);
         try {
           assert.equal(
             client.getNegotiatedProtocolVersion(),
@@ -45,7 +45,7 @@ Deno.test("official MCP clients drive POST /mcp of a running svc serve", async (
       });
     }
     await t.step("v1 SDK client, legacy era", async () => {
-      const client = await v1Http(url);
+      const client = await v1Http(url, served.fetch);
       try {
         const { resources } = await client.listResources();
         assert.deepEqual(resources.map((r: { uri: string }) => r.uri), ["svc://session/noted"]);
