@@ -31,7 +31,7 @@ export function serveCommand(setExit: (code: number) => void): Command {
 /** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */
 async function serve(flags: ServeFlags): Promise<number> {
   const [
-    { bearerChecker, createServeApp, defaultTokenPath, isLoopback, loadOrCreateToken },
+    { bearerChecker, createServeApp, defaultTokenPath, isLoopback, listen, loadOrCreateToken },
     { createMcpHttpEndpoint },
     { Runtime },
   ] = await Promise.all([
@@ -78,14 +78,14 @@ async function serve(flags: ServeFlags): Promise<number> {
   }
   let handler: (request: Request) => Promise<Response> = () =>
     Promise.resolve(new Response(null, { status: 503 }));
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server;
   try {
-    server = Deno.serve({ hostname, port, onListen: () => {} }, (request) => handler(request));
+    server = await listen((request) => handler(request), { hostname, port, onError });
   } catch (err) {
     console.error(`svc serve: cannot listen on ${hostname}:${port}: ${(err as Error).message}`);
     return 1;
   }
-  const bound = server.addr.port;
+  const bound = server.port;
   handler = app.handler({ hostname, port: bound, checkToken, onError });
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
   console.error(

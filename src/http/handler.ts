@@ -99,8 +99,8 @@ export function createHandler(
 /**
  * Hands a request to a mounted endpoint with its body already read under the size cap and the
  * deadline, so no endpoint can be held open by a slow or endless upload. The forwarded request
- * keeps `request.signal`, which means "client gone" (deno.json's `no-legacy-abort`, and the socket
- * adapter), so an endpoint can cancel what a departed client asked for.
+ * keeps `request.signal`, which means "client gone" (the socket adapter aborts it when the
+ * connection closes before the reply), so an endpoint can cancel what a departed client asked for.
  */
 async function forward(
   request: Request,

@@ -1,6 +1,8 @@
 /** Spawns `svc serve --port 0` as a user would and finds the bound address on stderr. */
 import { spawnSvc } from "../_support/cli.ts";
 
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
 export interface Served {
   url: string;
   port: number;
@@ -39,12 +41,14 @@ export async function writeConfig(
  */
 export async function startServe(
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; ulimitFiles?: number },
 ): Promise<Served> {
   const withPort = args.includes("--port") || options.env.SVC_PORT
     ? args
     : [...args, "--port", "0"];
-  const child = spawnSvc(["serve", ...withPort], options);
+  const child = options.ulimitFiles
+    ? limited(withPort, options)
+    : spawnSvc(["serve", ...withPort], options);
   child.stdout.cancel();
   let text = "";
   let resolveUrl!: (url: string) => void;
@@ -110,4 +114,21 @@ export async function rawRequest(port: number, head: string): Promise<string> {
   } finally {
     conn.close();
   }
+}
+
+/** `svc serve` under `ulimit -n <ulimitFiles>` (soft and hard), through bash. */
+function limited(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; ulimitFiles?: number },
+): Deno.ChildProcess {
+  const command = [Deno.execPath(), "run", "-A", "--quiet", MAIN, "serve", ...args]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+  return new Deno.Command("bash", {
+    args: ["-c", `ulimit -n ${options.ulimitFiles} && exec ${command}`],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
