@@ -42,9 +42,13 @@ try {
   }).spawn();
   try {
     const base = await listeningUrl(serve.stderr);
+    const token = (await Deno.readTextFile(`${home}/.config/svc/serve_token`)).trim();
+    const requestInit = { headers: { authorization: `Bearer ${token}` } };
     for (const era of ["auto", "legacy"] as const) {
       const client = newClient(era);
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit }),
+      );
       await measure(client, `HTTP, ${label(era)}`);
       await client.close();
     }

@@ -5,6 +5,8 @@ interface ServeFlags {
   port?: string;
   path?: string;
   tokenFile?: string;
+  /** False with --no-auth. */
+  auth: boolean;
 }
 
 /** After a shutdown signal, the longest wait for in-flight requests before exiting anyway. */
@@ -19,15 +21,17 @@ export function serveCommand(setExit: (code: number) => void): Command {
     .option("--path <dir>", "worktree (default: SVC_PATH, else the current directory)")
     .option(
       "--token-file <path>",
-      "require Authorization: Bearer <token> (token read from this file); needed off loopback",
+      "the bearer token every request but /health and /version must send (default: " +
+        "~/.config/svc/serve_token, created 0600 on first start)",
     )
+    .option("--no-auth", "serve without a token (loopback only; every local process can call it)")
     .action(async (flags: ServeFlags) => setExit(await serve(flags)));
 }
 
 /** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */
 async function serve(flags: ServeFlags): Promise<number> {
   const [
-    { bearerChecker, createServeApp, isLoopback, readTokenFile },
+    { bearerChecker, createServeApp, defaultTokenPath, isLoopback, listen, loadOrCreateToken },
     { createMcpHttpEndpoint },
     { Runtime },
   ] = await Promise.all([
@@ -38,18 +42,29 @@ async function serve(flags: ServeFlags): Promise<number> {
   const port = parsePort(flags.port ?? Deno.env.get("SVC_PORT") ?? "8787");
   if (port === null) return usage("--port (or SVC_PORT) must be an integer from 0 to 65535");
   const hostname = flags.host;
-  if (!isLoopback(hostname) && !flags.tokenFile) {
-    return usage(`binding to ${hostname} (not loopback) requires --token-file`);
+  if (!flags.auth && flags.tokenFile) {
+    return usage("--no-auth and --token-file contradict each other");
+  }
+  if (!flags.auth && !isLoopback(hostname)) {
+    return usage(`binding to ${hostname} (not loopback) requires a token; drop --no-auth`);
   }
   let checkToken: ((authorization: string | null) => boolean) | undefined;
   const warn = (message: string) => console.error(`svc serve: warning: ${message}`);
   const onError = (error: Error) => console.error(`svc serve: error: ${error.message}`);
   let app;
+  let auth = "no authentication";
   try {
-    if (flags.tokenFile) {
-      const read = await readTokenFile(flags.tokenFile);
+    if (flags.auth) {
+      const tokenFile = flags.tokenFile ?? defaultTokenPath();
+      const read = await loadOrCreateToken(tokenFile);
       if (read.warning) warn(read.warning);
       checkToken = bearerChecker(read.token);
+      auth = `${read.created ? "new " : ""}token in ${tokenFile}`;
+    } else {
+      warn(
+        "--no-auth: every local user and process can call this server and read its sessions; " +
+          "ask-gated MCP tool calls are refused",
+      );
     }
     const runtime = await Runtime.load({ path: flags.path ?? Deno.env.get("SVC_PATH") });
     runtime.warnings.forEach(warn);
@@ -63,18 +78,18 @@ async function serve(flags: ServeFlags): Promise<number> {
   }
   let handler: (request: Request) => Promise<Response> = () =>
     Promise.resolve(new Response(null, { status: 503 }));
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server;
   try {
-    server = Deno.serve({ hostname, port, onListen: () => {} }, (request) => handler(request));
+    server = await listen((request) => handler(request), { hostname, port, onError });
   } catch (err) {
     console.error(`svc serve: cannot listen on ${hostname}:${port}: ${(err as Error).message}`);
     return 1;
   }
-  const bound = server.addr.port;
+  const bound = server.port;
   handler = app.handler({ hostname, port: bound, checkToken, onError });
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
   console.error(
-    `svc serve: listening on http://${shown}:${bound} (worktree ${app.runtime.worktree})`,
+    `svc serve: listening on http://${shown}:${bound} (worktree ${app.runtime.worktree}; ${auth})`,
   );
 
   let signals = 0;

@@ -27,7 +27,7 @@ const FIELDS = new Set(["prompt", "session_id"]);
 
 /**
  * POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. A client
- * that disconnects (`request.signal`, which only means that under `no-legacy-abort`) leaves the
+ * that disconnects (`request.signal`, aborted by the socket adapter when the connection closes) leaves the
  * queue, or cancels its running turn: the partial turn is saved and no more tokens are spent.
  */
 export async function handleChat(

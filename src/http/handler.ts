@@ -1,4 +1,4 @@
-import type { HttpEndpoint } from "../plugin/api.ts";
+import type { ClientInfo, HttpEndpoint } from "../plugin/api.ts";
 import { type BodyLimits, readBody } from "./body.ts";
 import { type ChatDeps, handleChat } from "./chat.ts";
 import { createGuard, type GuardOptions } from "./guard.ts";
@@ -27,7 +27,7 @@ export interface HandlerOptions extends GuardOptions {
   onError?: (error: Error) => void;
 }
 
-/** The core routes and the methods each accepts. */
+/** The core routes and the method each accepts (GET routes answer HEAD too). */
 const ROUTES: Record<string, string> = {
   "/chat": "POST",
   "/sessions": "GET",
@@ -35,15 +35,21 @@ const ROUTES: Record<string, string> = {
   "/version": "GET",
 };
 
+/** Routes answered without the bearer token: probes, and nothing a caller could learn from. */
+export const OPEN_PATHS: readonly string[] = ["/health", "/version"];
+
 /**
  * The HTTP API as a `(Request) => Promise<Response>` function: guard (Host, Origin, token), then
  * routing. Every response of svc's own routes is JSON; POST bodies must be application/json.
+ * Mounted endpoints' replies get the same caching and sniffing headers.
  */
 export function createHandler(
   app: HttpApp,
   options: HandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const guard = createGuard({ ...options, open: options.open ?? ["/health"] });
+  const guard = createGuard({ ...options, open: options.open ?? OPEN_PATHS });
+  // Past the guard every request carried the token, when there is one (not under --no-auth).
+  const client: ClientInfo = { authenticated: options.checkToken !== undefined };
   const chatLimits: BodyLimits = {
     maxBytes: options.maxChatBytes ?? MAX_CHAT_BYTES,
     timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
@@ -55,13 +61,19 @@ export function createHandler(
     const endpoint = app.endpoints.get(path);
     const allowed = ROUTES[path];
     if (!allowed && !endpoint) return fail(404, "not found");
+    if (allowed === "GET" && request.method === "HEAD") {
+      const full = await route(new Request(request, { method: "GET" }), path);
+      await full.body?.cancel();
+      return new Response(null, { status: full.status, headers: full.headers });
+    }
     if (allowed && request.method !== allowed) {
-      return fail(405, `method not allowed; ${path} accepts ${allowed}`, { allow: allowed });
+      const allow = allowed === "GET" ? "GET, HEAD" : allowed;
+      return fail(405, `method not allowed; ${path} accepts ${allowed}`, { allow });
     }
     if (request.method === "POST" && !isJsonType(request.headers.get("content-type"))) {
       return fail(415, "request body must be sent as Content-Type: application/json");
     }
-    if (endpoint) return await forward(request, endpoint, endpointLimits);
+    if (endpoint) return withHostHeaders(await forward(request, endpoint, endpointLimits, client));
     switch (path) {
       case "/health":
         return new Response(health, { headers: JSON_HEADERS });
@@ -86,16 +98,17 @@ export function createHandler(
 
 /**
  * Hands a request to a mounted endpoint with its body already read under the size cap and the
- * deadline, so no endpoint can be held open by a slow or endless upload. Only /chat watches
- * `request.signal`: it means "client gone" only under deno.json's `no-legacy-abort` (the legacy
- * behaviour also fires it after every success).
+ * deadline, so no endpoint can be held open by a slow or endless upload. The forwarded request
+ * keeps `request.signal`, which means "client gone" (the socket adapter aborts it when the
+ * connection closes before the reply), so an endpoint can cancel what a departed client asked for.
  */
 async function forward(
   request: Request,
   endpoint: HttpEndpoint,
   limits: BodyLimits,
+  client: ClientInfo,
 ): Promise<Response> {
-  if (request.method !== "POST") return await endpoint.fetch(request);
+  if (request.method !== "POST") return await endpoint.fetch(request, client);
   const body = await readBody(request, limits);
   if (!body.ok) return body.response;
   return await endpoint.fetch(
@@ -103,8 +116,29 @@ async function forward(
       method: "POST",
       headers: request.headers,
       body: body.value as Uint8Array<ArrayBuffer>,
+      signal: request.signal,
     }),
+    client,
   );
+}
+
+/**
+ * A mounted endpoint's reply with the headers every svc response carries: never cached (SSE keeps
+ * `no-transform` for proxies), never sniffed, and no CORS header whatever the endpoint set.
+ */
+function withHostHeaders(response: Response): Response {
+  const headers = new Headers(response.headers);
+  for (const name of [...headers.keys()]) {
+    if (name.startsWith("access-control-")) headers.delete(name);
+  }
+  const stream = (headers.get("content-type") ?? "").startsWith("text/event-stream");
+  headers.set("cache-control", stream ? "no-store, no-transform" : "no-store");
+  headers.set("x-content-type-options", "nosniff");
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
 /** The path of an absolute request URL without building a URL object (the /health hot path). */

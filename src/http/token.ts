@@ -1,7 +1,53 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { dirname, join } from "node:path";
+import { globalConfigDir } from "../util/dirs.ts";
 
 /** Shortest accepted token, in characters. */
 export const MIN_TOKEN_LENGTH = 16;
+
+/** Where `svc serve` keeps its bearer token unless `--token-file` names another file. */
+export function defaultTokenPath(): string {
+  return join(globalConfigDir(), "serve_token");
+}
+
+/**
+ * The token in `path`, creating the file first when it does not exist: 32 random bytes as 64 hex
+ * digits, mode 0600 (its folder 0700). The file appears complete or not at all (written aside,
+ * then hard-linked into place), so two servers starting at once agree on the first one's token.
+ */
+export async function loadOrCreateToken(
+  path: string,
+): Promise<{ token: string; created: boolean; warning?: string }> {
+  if (!(await exists(path))) {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    const aside = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    try {
+      await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await Deno.writeTextFile(aside, `${token}\n`, { createNew: true, mode: 0o600 });
+      await Deno.chmod(aside, 0o600); // the umask must not widen it
+      await Deno.link(aside, path);
+      return { token, created: true };
+    } catch (err) {
+      if (!(err instanceof Deno.errors.AlreadyExists)) {
+        throw new Error(`Cannot create the token file ${path}: ${(err as Error).message}`);
+      }
+    } finally {
+      await Deno.remove(aside).catch(() => {});
+    }
+  }
+  return { ...(await readTokenFile(path)), created: false };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw new Error(`Cannot read the token file ${path}: ${(err as Error).message}`);
+  }
+}
 
 /**
  * Reads a bearer token from a file (surrounding whitespace trimmed). Throws when the file is

@@ -4,7 +4,8 @@ import {
   readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { HttpEndpoint } from "../plugin/api.ts";
+import type { ClientInfo, HttpEndpoint } from "../plugin/api.ts";
+import { refuseBatch } from "./batch.ts";
 import { createMcpServer, type McpHost } from "./server.ts";
 
 /** Largest JSON-RPC body accepted on POST /mcp. */
@@ -14,26 +15,40 @@ const NOT_POST = "Method not allowed: svc serves MCP over streamable HTTP as one
   "request per POST; GET and DELETE session streams and the deprecated 2024-11-05 HTTP+SSE " +
   "transport are not implemented";
 
+const ANONYMOUS: ClientInfo = { authenticated: false };
+
 /**
  * POST /mcp: the modern revision 2026-07-28 (per-request `_meta`, SDK-validated: a missing or
  * malformed envelope is -32602) and the legacy revisions through 2025-11-25 (stateless, one
  * instance per request, `initialize` answered), chosen per request by how the client speaks.
- * Replies are JSON; other methods get 405 with an explanation.
+ * JSON-RPC batches are refused (-32600) in the revisions that removed them (2025-06-18 on).
+ * Closing the request (`request.signal`) or its SSE stream cancels the running call. Replies are
+ * JSON, or SSE when the SDK streams; other methods get 405 with an explanation.
  */
 export function createMcpHttpEndpoint(
   host: McpHost,
   options: { onError?: (error: Error) => void } = {},
 ): HttpEndpoint {
-  const factory = () => createMcpServer(host);
-  const modern = createMcpHandler(factory, {
-    legacy: "reject",
-    responseMode: "auto",
-    maxRequestBodySize: MAX_MCP_BYTES,
-    maxSubscriptions: 16,
-    onerror: options.onError,
-  });
+  // One modern handler per kind of client: the factory then knows whether its client may
+  // confirm ask-gated calls without svc handing the SDK an auth object it does not use.
+  const modern = new Map<boolean, ReturnType<typeof createMcpHandler>>();
+  const modernFor = (client: ClientInfo) => {
+    let handler = modern.get(client.authenticated);
+    if (!handler) {
+      const fixed = { authenticated: client.authenticated };
+      handler = createMcpHandler(() => createMcpServer(host, fixed), {
+        legacy: "reject",
+        responseMode: "auto",
+        maxRequestBodySize: MAX_MCP_BYTES,
+        maxSubscriptions: 16,
+        onerror: options.onError,
+      });
+      modern.set(client.authenticated, handler);
+    }
+    return handler;
+  };
   return {
-    async fetch(request) {
+    async fetch(request, client = ANONYMOUS) {
       if (request.method !== "POST") return rpcError(405, -32000, NOT_POST, { allow: "POST" });
       const read = await readRequestBody(request, MAX_MCP_BYTES);
       if (read.tooLarge) return rpcError(413, -32000, "Payload too large");
@@ -43,24 +58,40 @@ export function createMcpHttpEndpoint(
       } catch {
         return rpcError(400, -32700, "Parse error: the body is not valid JSON");
       }
-      if (await isLegacyRequest(request, body)) return await serveLegacy(request, body);
-      return await modern.fetch(request, { parsedBody: body });
+      const batch = refuseBatch(body, request.headers.get("mcp-protocol-version"));
+      if (batch) return rpcError(400, -32600, batch);
+      if (await isLegacyRequest(request, body)) return await serveLegacy(request, body, client);
+      return await modernFor(client).fetch(request, { parsedBody: body });
     },
-    close: () => modern.close(),
+    async close() {
+      await Promise.all([...modern.values()].map((handler) => handler.close()));
+    },
   };
 
   /** One 2025-era request on a fresh stateless instance, answered as plain JSON. */
-  async function serveLegacy(request: Request, body: unknown): Promise<Response> {
-    const server = factory();
+  async function serveLegacy(request: Request, body: unknown, client: ClientInfo) {
+    const server = createMcpServer(host, { authenticated: client.authenticated });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     transport.onerror = options.onError;
     await server.connect(transport);
+    // A client that goes away closes the instance, which cancels its running call; the SDK's
+    // JSON reply would then never come, so the exchange ends here (nobody reads the answer).
+    let hangUp!: () => void;
+    const gone = new Promise<Response>((resolve) => {
+      hangUp = () => {
+        void server.close().catch(() => {});
+        resolve(new Response(null, { status: 499 }));
+      };
+    });
+    request.signal.addEventListener("abort", hangUp, { once: true });
+    if (request.signal.aborted) hangUp();
     try {
-      return await transport.handleRequest(request, { parsedBody: body });
+      return await Promise.race([transport.handleRequest(request, { parsedBody: body }), gone]);
     } finally {
+      request.signal.removeEventListener("abort", hangUp);
       await transport.close().catch(() => {});
       await server.close().catch(() => {});
     }

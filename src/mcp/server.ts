@@ -5,7 +5,7 @@ import {
   ResourceTemplate,
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
-import type { ServiceSessions, ServiceTools } from "../plugin/api.ts";
+import type { ClientInfo, ServiceSessions, ServiceTools } from "../plugin/api.ts";
 
 /** What an MCP server is built from: the exposed tools and the saved sessions. */
 export interface McpHost {
@@ -18,12 +18,13 @@ export interface McpHost {
 export const SESSION_URI = "svc://session/{name}";
 
 /**
- * A fresh MCP server instance (both eras serve from it): every exposed tool, and every saved
- * session as the resource `svc://session/<name>`. The SDK answers the protocol; arguments are
- * validated by svc's own normalization inside `tools.call`, never by the SDK, so argument aliases
- * and coercion behave exactly as in the agent loop.
+ * A fresh MCP server instance (both eras serve from it) for one client: every exposed tool, and
+ * every saved session as the resource `svc://session/<name>`. The SDK answers the protocol;
+ * arguments are validated by svc's own normalization inside `tools.call`, never by the SDK, so
+ * argument aliases and coercion behave exactly as in the agent loop. Whether `client` is
+ * authenticated decides whether it may confirm ask-gated calls.
  */
-export function createMcpServer(host: McpHost): McpServer {
+export function createMcpServer(host: McpHost, client: ClientInfo): McpServer {
   const server = new McpServer({ name: "svc", version: host.version }, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: "svc exposes its policy-filtered tools and its saved sessions " +
@@ -40,7 +41,7 @@ export function createMcpServer(host: McpHost): McpServer {
         openWorldHint: category === "web" || category === "mcp",
       },
     }, async (args: unknown, ctx): Promise<CallToolResult> => {
-      const result = await host.tools.call(tool.name, args, ctx.mcpReq.signal);
+      const result = await host.tools.call(tool.name, args, ctx.mcpReq.signal, client);
       return {
         content: [{ type: "text", text: result.content }],
         ...(result.ok ? {} : { isError: true }),

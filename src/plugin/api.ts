@@ -65,14 +65,27 @@ export interface ServiceToolResult {
   ok: boolean;
 }
 
+/** Who is calling: whether the client proved itself (the bearer token of `svc serve`). */
+export interface ClientInfo {
+  /** True for a client that sent the server's token, and for the process that ran `svc mcp`. */
+  authenticated: boolean;
+}
+
 /**
- * The tools a service may expose: the policy-filtered registered tools. Every call is normalized,
- * policy-checked (ask runs only when `mcp_server.allow_ask` is true, deny never), audited and
- * serialized with `/chat` turns. Never throws for tool failures; they come back as results.
+ * The tools a service may expose: the policy-filtered registered tools, without those that need a
+ * person to answer (`ask`). Every call is normalized, policy-checked (ask-gated calls run only for
+ * an authenticated client while `mcp_server.allow_ask` is true, deny never), audited and serialized
+ * with `/chat` turns. Never throws for tool failures; they come back as results.
  */
 export interface ServiceTools {
   list(): ServiceToolInfo[];
-  call(name: string, args: unknown, signal: AbortSignal): Promise<ServiceToolResult>;
+  /** Without `client` the caller counts as unauthenticated. */
+  call(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    client?: ClientInfo,
+  ): Promise<ServiceToolResult>;
 }
 
 /** Saved sessions, read-only: serving never mutates a session. */
@@ -83,9 +96,12 @@ export interface ServiceSessions {
   read(name: string): Promise<unknown>;
 }
 
-/** An HTTP endpoint mounted by `svc serve`; it only sees requests that passed the host's guard. */
+/**
+ * An HTTP endpoint mounted by `svc serve`; it only sees requests that passed the host's guard, and
+ * `client` says whether the request carried the server's token (false under `--no-auth`).
+ */
 export interface HttpEndpoint {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, client?: ClientInfo): Promise<Response>;
   /** Called once on shutdown. */
   close?(): Promise<void>;
 }

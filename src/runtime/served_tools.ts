@@ -1,9 +1,15 @@
-import type { ServiceToolInfo, ServiceToolResult, ServiceTools } from "../plugin/api.ts";
+import type {
+  ClientInfo,
+  ServiceToolInfo,
+  ServiceToolResult,
+  ServiceTools,
+} from "../plugin/api.ts";
 import type { PermissionRecord } from "../shared/types.ts";
-import { type Approver, fixedApprover } from "../tool/approval.ts";
+import type { Approver } from "../tool/approval.ts";
 import { toolContext } from "../tool/context.ts";
 import { invokeTool } from "../tool/invoke.ts";
 import { offeredTools } from "../tool/judge.ts";
+import type { Tool } from "../tool/types.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** The session name tools see for served calls (web results are kept per session name). */
@@ -20,44 +26,40 @@ export interface ServeToolsOptions {
 }
 
 /**
- * The runtime's policy-filtered tools, served to external clients (MCP). Each call goes through
- * the one invocation path: deny is refused, ask runs only when `mcp_server.allow_ask` is true
- * (the client confirms, and the audit says so), allow runs. No session is written.
+ * The runtime's policy-filtered tools, served to external clients (MCP), without the `ask`
+ * category: no one can answer a question asked over MCP. Each call goes through the one invocation
+ * path: deny is refused, ask runs only for an authenticated client while `mcp_server.allow_ask` is
+ * true (the client confirms, and the audit says so), allow runs. No session is written.
  */
 export function servedTools(runtime: Runtime, options: ServeToolsOptions): ServiceTools {
-  const approver: Approver = runtime.config["mcp_server.allow_ask"]
-    ? fixedApprover({ answer: "once", by: "client" })
-    : (request) =>
-      Promise.resolve({
-        answer: "deny",
-        by: "policy",
-        message:
-          `Error: ${request.tool} needs confirmation (${request.reason}) and mcp_server.allow_ask is false`,
-      });
+  const served = () => {
+    const view = runtime.toolView();
+    return { view, tools: offeredTools(view, runtime).filter(servable) };
+  };
   return {
     list: (): ServiceToolInfo[] => {
-      const view = runtime.toolView();
-      return offeredTools(view, runtime).map((tool) => ({
+      const { view, tools } = served();
+      return tools.map((tool) => ({
         name: tool.name,
         category: tool.category,
         description: tool.description,
         inputSchema: view.schemaOf(tool).function.parameters,
       }));
     },
-    async call(name, args, requestSignal): Promise<ServiceToolResult> {
+    async call(name, args, requestSignal, client): Promise<ServiceToolResult> {
       const signal = options.shutdown
         ? AbortSignal.any([requestSignal, options.shutdown])
         : requestSignal;
-      const view = runtime.toolView();
+      const { view, tools } = served();
       const inv = await invokeTool({
         id: `mcp_${crypto.randomUUID().slice(0, 8)}`,
         name,
         arguments: JSON.stringify(args ?? {}),
       }, {
         view,
-        offered: offeredTools(view, runtime).map((t) => t.name),
+        offered: tools.map((t) => t.name),
         scope: runtime,
-        approver,
+        approver: approverFor(runtime, client),
         session: SERVED_SESSION,
         signal,
         exclusive: options.serialize && ((fn) => options.serialize!(fn, signal)),
@@ -76,4 +78,29 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
       return { content: inv.content, ok: inv.ok };
     },
   };
+}
+
+/** Whether a client can use a tool at all: `ask` needs a person to answer, which MCP has not. */
+function servable(tool: Tool): boolean {
+  return tool.category !== "ask";
+}
+
+/**
+ * Who confirms ask-gated calls: an authenticated client while `mcp_server.allow_ask` is true;
+ * otherwise they are refused, and the result says why and what to change.
+ */
+function approverFor(runtime: Runtime, client: ClientInfo | undefined): Approver {
+  const allowAsk = runtime.config["mcp_server.allow_ask"];
+  if (allowAsk && client?.authenticated) {
+    return () => Promise.resolve({ answer: "once", by: "client" });
+  }
+  return (request) =>
+    Promise.resolve({
+      answer: "deny",
+      by: "policy",
+      message: allowAsk
+        ? `Error: ${request.tool} needs confirmation (${request.reason}) and this MCP client is ` +
+          "not authenticated (svc serve --no-auth); serve with a token to let clients confirm"
+        : `Error: ${request.tool} needs confirmation (${request.reason}) and mcp_server.allow_ask is false`,
+    });
 }

@@ -14,13 +14,21 @@ import { mcpService } from "../../plugins/svc-core-mcp/src/mcp_service.ts";
 /** The origin every test request is addressed to (the handler believes it is bound there). */
 export const BASE = "http://127.0.0.1:8787";
 
+/** The bearer token of every test app unless it is built with `token: null` (`--no-auth`). */
+export const TOKEN = "test-token-0123456789abcdef";
+
 export interface App extends Harness {
   handler: (request: Request) => Promise<Response>;
   /** Aborts the app's shutdown signal (what SIGTERM does to `svc serve`). */
   shutdown: { abort(): void };
   lock: Mutex;
-  /** Sends one request to the handler; `json` is serialized with Content-Type application/json. */
+  /**
+   * Sends one request to the handler; `json` is serialized with Content-Type application/json.
+   * The app's token is sent unless `auth: false` or the headers name an Authorization.
+   */
   call(method: string, path: string, init?: CallInit): Promise<Response>;
+  /** A fetch for MCP clients that hands requests to the handler with the app's token. */
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
 }
 
 export interface CallInit {
@@ -29,15 +37,20 @@ export interface CallInit {
   headers?: Record<string, string>;
   /** Aborting it is what a client disconnect looks like to the handler. */
   signal?: AbortSignal;
+  /** False: send no token. */
+  auth?: boolean;
 }
 
-/** A handler with the MCP plugin mounted (unless `mcp: false`), over a fresh worktree. */
+/**
+ * A handler with the MCP plugin mounted (unless `mcp: false`), over a fresh worktree, requiring
+ * TOKEN as `svc serve` requires its token file (`token: null`: no token, as `--no-auth`).
+ */
 export async function app(
   script: Reply[],
   options: {
     config?: Record<string, unknown>;
     tools?: Tool[];
-    token?: string;
+    token?: string | null;
     mcp?: boolean;
     maxWaiting?: number;
     handler?: Partial<HandlerOptions>;
@@ -55,12 +68,14 @@ export async function app(
       throw new Error(message);
     },
   });
+  const token = options.token === undefined ? TOKEN : options.token;
   const handler = served.handler({
     hostname: "127.0.0.1",
     port: 8787,
-    checkToken: options.token ? bearerChecker(options.token) : undefined,
+    checkToken: token ? bearerChecker(token) : undefined,
     ...options.handler,
   });
+  const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   return {
     ...h,
     engine: served.engine,
@@ -68,7 +83,13 @@ export async function app(
     shutdown: { abort: () => void served.close() },
     lock: served.lock,
     call(method, path, init = {}) {
-      const headers: Record<string, string> = { ...init.headers };
+      const given = Object.keys(init.headers ?? {}).some((k) =>
+        k.toLowerCase() === "authorization"
+      );
+      const headers: Record<string, string> = {
+        ...(init.auth === false || given ? {} : authorization),
+        ...init.headers,
+      };
       let body = init.body;
       if (init.json !== undefined) {
         body = JSON.stringify(init.json);
@@ -77,6 +98,11 @@ export async function app(
       return handler(
         new Request(`${BASE}${path}`, { method, headers, body, signal: init.signal }),
       );
+    },
+    fetch(url, init) {
+      const request = new Request(url, init);
+      if (token) request.headers.set("authorization", `Bearer ${token}`);
+      return handler(request);
     },
     async [Symbol.asyncDispose]() {
       await served.close();

@@ -188,6 +188,7 @@ Deno.test("POST to a GET route and OPTIONS preflights are 405 without CORS heade
     body: "x",
     headers: { "content-type": "text/plain" },
   });
+  assert.equal(post.headers.get("allow"), "GET, HEAD");
   await refused(a, post, 405, "method not allowed; /sessions accepts GET");
   const preflight = await a.call("OPTIONS", "/chat", {
     headers: { "access-control-request-method": "POST" },

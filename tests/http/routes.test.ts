@@ -19,6 +19,21 @@ Deno.test("GET /health answers ok as JSON without CORS headers", async () => {
   assert.deepEqual(await res.json(), { status: "ok" });
 });
 
+Deno.test("HEAD /health answers 200 for probes, with the headers and no body", async () => {
+  await using a = await app([]);
+  const res = await a.call("HEAD", "/health", { auth: false });
+  assert.deepEqual([res.status, Object.fromEntries(res.headers), await res.text()], [200, {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  }, ""]);
+  const sessions = await a.call("HEAD", "/sessions");
+  assert.deepEqual([sessions.status, await sessions.text()], [200, ""]);
+  const chat = await a.call("HEAD", "/chat");
+  assert.deepEqual([chat.status, chat.headers.get("allow")], [405, "POST"]);
+  await chat.body?.cancel();
+});
+
 Deno.test("GET /version answers the installed version", async () => {
   await using a = await app([]);
   const res = await a.call("GET", "/version");

@@ -20,13 +20,13 @@ Deno.test("svc serve over a socket: routes, serialized concurrent chats and a fo
       assert.equal(health.headers.get("content-type"), "application/json");
       assert.deepEqual(await health.json(), { status: "ok" });
       assert.deepEqual(await (await fetch(`${served.url}/version`)).json(), { version: VERSION });
-      const missing = await fetch(`${served.url}/missing`);
+      const missing = await served.fetch(`${served.url}/missing`);
       assert.deepEqual([missing.status, await missing.json()], [404, { error: "not found" }]);
     });
     await t.step(
       "POST /chat returns a TurnResult and GET /sessions lists the session",
       async () => {
-        const res = await fetch(`${served.url}/chat`, {
+        const res = await served.fetch(`${served.url}/chat`, {
           method: "POST",
           headers: json,
           body: JSON.stringify({ prompt: "demo", session_id: "demo" }),
@@ -34,7 +34,7 @@ Deno.test("svc serve over a socket: routes, serialized concurrent chats and a fo
         assert.equal(res.status, 200);
         const result = await res.json();
         assert.deepEqual([result.status, result.session, result.model], ["ok", "demo", "m"]);
-        assert.deepEqual(await (await fetch(`${served.url}/sessions`)).json(), {
+        assert.deepEqual(await (await served.fetch(`${served.url}/sessions`)).json(), {
           sessions: ["demo"],
         });
       },
@@ -46,7 +46,7 @@ Deno.test("svc serve over a socket: routes, serialized concurrent chats and a fo
         while (starts.length < fake.requests.length - before) starts.push(performance.now());
       }, 1);
       const bodies = await Promise.all(["a", "b", "c"].map(async (id) => {
-        const res = await fetch(`${served.url}/chat`, {
+        const res = await served.fetch(`${served.url}/chat`, {
           method: "POST",
           headers: json,
           body: JSON.stringify({ prompt: id, session_id: `c_${id}` }),
@@ -72,7 +72,9 @@ Deno.test("svc serve over a socket: routes, serialized concurrent chats and a fo
       assert.match(reply, /\{"error":"forbidden: Host is not a loopback name for this port"\}$/);
     });
     await t.step("GET /mcp explains that only POST is served", async () => {
-      const res = await fetch(`${served.url}/mcp`, { headers: { accept: "text/event-stream" } });
+      const res = await served.fetch(`${served.url}/mcp`, {
+        headers: { accept: "text/event-stream" },
+      });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get("content-type"), "application/json");
       const body = await res.json();
@@ -91,7 +93,7 @@ Deno.test("SIGTERM during a stalled turn cancels it, keeps the session and exits
   await writeConfig(box.worktree, fake.url);
   const served = await startServe([], { cwd: box.worktree, env: box.env });
   try {
-    const pending = fetch(`${served.url}/chat`, {
+    const pending = served.fetch(`${served.url}/chat`, {
       method: "POST",
       headers: json,
       body: JSON.stringify({ prompt: "take your time", session_id: "slow" }),
@@ -125,7 +127,7 @@ Deno.test("a client that hangs up mid-turn cancels it over a real socket; the se
   const served = await startServe([], { cwd: box.worktree, env: box.env });
   try {
     const client = new AbortController();
-    const pending = fetch(`${served.url}/chat`, {
+    const pending = served.fetch(`${served.url}/chat`, {
       method: "POST",
       headers: json,
       body: JSON.stringify({ prompt: "take your time", session_id: "hangup" }),
@@ -146,7 +148,7 @@ Deno.test("a client that hangs up mid-turn cancels it over a real socket; the se
       [["user", "take your time"], ["assistant", "half an answ"]],
     );
     assert.equal(stored.messages[1].partial, true);
-    const next = await fetch(`${served.url}/chat`, {
+    const next = await served.fetch(`${served.url}/chat`, {
       method: "POST",
       headers: json,
       body: JSON.stringify({ prompt: "again", session_id: "after" }),
@@ -169,7 +171,7 @@ Deno.test("svc serve honours SVC_PORT and SVC_PATH and requires the token from -
     env: { ...box.env, SVC_PORT: "0", SVC_PATH: box.worktree },
   });
   try {
-    assert.match(served.stderr(), new RegExp(`worktree ${box.worktree}\\)`));
+    assert.match(served.stderr(), new RegExp(`worktree ${box.worktree}; token in ${tokenFile}\\)`));
     const denied = await fetch(`${served.url}/sessions`);
     assert.equal(denied.status, 401);
     await denied.body?.cancel();
@@ -187,16 +189,84 @@ Deno.test("svc serve honours SVC_PORT and SVC_PATH and requires the token from -
   }
 });
 
-Deno.test("svc serve refuses a non-loopback bind without --token-file", async () => {
+Deno.test("svc serve creates a 0600 token file on first start, requires it and reuses it", async () => {
   await using box = await sandbox();
-  const out = await svc(["serve", "--host", "0.0.0.0", "--port", "0"], {
+  const fake = await startFakeProvider([{ text: "authorized" }]);
+  await writeConfig(box.worktree, fake.url);
+  const tokenFile = `${box.home}/.config/svc/serve_token`;
+  const first = await startServe([], { cwd: box.worktree, env: box.env });
+  try {
+    assert.match(first.stderr(), new RegExp(`; new token in ${tokenFile}\\)\n`));
+    assert.match(first.token ?? "", /^[0-9a-f]{64}$/);
+    assert.equal((await Deno.stat(tokenFile)).mode! & 0o777, 0o600);
+    assert.equal(first.stderr().includes(first.token!), false);
+    for (const path of ["/sessions", "/chat", "/mcp", "/missing"]) {
+      const denied = await fetch(`${first.url}${path}`, {
+        method: path === "/sessions" ? "GET" : "POST",
+        headers: json,
+        body: path === "/sessions" ? undefined : "{}",
+      });
+      assert.deepEqual([path, denied.status, await denied.json()], [path, 401, {
+        error: "unauthorized: a valid bearer token is required",
+      }]);
+    }
+    for (const path of ["/health", "/version"]) {
+      const open = await fetch(`${first.url}${path}`);
+      assert.equal(open.status, 200, path);
+      await open.body?.cancel();
+    }
+    const res = await first.fetch(`${first.url}/chat`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ prompt: "hi", session_id: "tok" }),
+    });
+    assert.equal((await res.json()).content, "authorized");
+  } finally {
+    assert.equal(await first.stop(), 0);
+    await fake.close();
+  }
+  const second = await startServe([], { cwd: box.worktree, env: box.env });
+  try {
+    assert.match(second.stderr(), new RegExp(`; token in ${tokenFile}\\)\n`));
+    assert.equal(second.token, first.token);
+  } finally {
+    await second.stop();
+  }
+});
+
+Deno.test("svc serve --no-auth serves without a token on loopback only, with a warning", async () => {
+  await using box = await sandbox();
+  await writeConfig(box.worktree, "http://127.0.0.1:9");
+  const served = await startServe(["--no-auth"], { cwd: box.worktree, env: box.env });
+  try {
+    assert.equal(served.token, null);
+    const res = await fetch(`${served.url}/sessions`);
+    assert.deepEqual([res.status, await res.json()], [200, { sessions: [] }]);
+    assert.match(
+      served.stderr(),
+      /^svc serve: warning: --no-auth: every local user and process can call this server and read its sessions; ask-gated MCP tool calls are refused\n/,
+    );
+    assert.match(served.stderr(), /; no authentication\)\n/);
+    await assert.rejects(Deno.stat(`${box.home}/.config/svc/serve_token`), Deno.errors.NotFound);
+  } finally {
+    assert.equal(await served.stop(), 0);
+  }
+  const outside = await svc(["serve", "--host", "0.0.0.0", "--port", "0", "--no-auth"], {
     cwd: box.worktree,
     env: box.env,
   });
-  assert.deepEqual([out.code, out.stdout, out.stderr], [
+  assert.deepEqual([outside.code, outside.stdout, outside.stderr], [
     2,
     "",
-    "svc serve: binding to 0.0.0.0 (not loopback) requires --token-file\n",
+    "svc serve: binding to 0.0.0.0 (not loopback) requires a token; drop --no-auth\n",
+  ]);
+  const both = await svc(["serve", "--no-auth", "--token-file", "x", "--port", "0"], {
+    cwd: box.worktree,
+    env: box.env,
+  });
+  assert.deepEqual([both.code, both.stderr], [
+    2,
+    "svc serve: --no-auth and --token-file contradict each other\n",
   ]);
 });
 

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
-import { app, sessionFiles } from "./_app.ts";
-import { bearerChecker, isLoopback, loopbackHosts, readTokenFile } from "../../src/http/mod.ts";
+import { app, sessionFiles, TOKEN as APP_TOKEN } from "./_app.ts";
+import {
+  bearerChecker,
+  isLoopback,
+  loadOrCreateToken,
+  loopbackHosts,
+  readTokenFile,
+} from "../../src/http/mod.ts";
 
 const TOKEN = "s3cret-token-0123456789";
 const UNAUTHORIZED = { error: "unauthorized: a valid bearer token is required" };
@@ -16,19 +22,24 @@ Deno.test("with a token, requests without a valid bearer token are 401 and run n
     { authorization: "Bearer " },
   ];
   for (const headers of cases) {
-    const res = await a.call("POST", "/chat", { json: { prompt: "hi", session_id: "x" }, headers });
+    const res = await a.call("POST", "/chat", {
+      json: { prompt: "hi", session_id: "x" },
+      headers,
+      auth: false,
+    });
     assert.equal(res.status, 401, JSON.stringify(headers));
     assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="svc"');
     assert.deepEqual(await res.json(), UNAUTHORIZED);
   }
-  const sessions = await a.call("GET", "/sessions");
-  assert.equal(sessions.status, 401);
-  await sessions.body?.cancel();
+  for (const path of ["/sessions", "/mcp"]) {
+    const res = await a.call(path === "/mcp" ? "POST" : "GET", path, { auth: false });
+    assert.deepEqual([path, res.status, await res.json()], [path, 401, UNAUTHORIZED]);
+  }
   assert.equal(a.fake.requests.length, 0);
   assert.deepEqual(await sessionFiles(a.worktree), []);
 });
 
-Deno.test("with a token, the right bearer token is served and /health stays open", async () => {
+Deno.test("with a token, the right bearer token is served; /health and /version stay open", async () => {
   await using a = await app([{ text: "welcome" }], { token: TOKEN });
   const res = await a.call("POST", "/chat", {
     json: { prompt: "hi" },
@@ -36,10 +47,49 @@ Deno.test("with a token, the right bearer token is served and /health stays open
   });
   assert.equal(res.status, 200);
   assert.equal((await res.json()).content, "welcome");
-  const health = await a.call("GET", "/health");
+  const health = await a.call("GET", "/health", { auth: false });
   assert.deepEqual([health.status, await health.json()], [200, { status: "ok" }]);
-  const version = await a.call("GET", "/version");
-  assert.deepEqual([version.status, await version.json()], [401, UNAUTHORIZED]);
+  const version = await a.call("GET", "/version", { auth: false });
+  assert.equal(version.status, 200);
+  await version.body?.cancel();
+});
+
+Deno.test("every app serves with a token unless built without one (--no-auth)", async () => {
+  await using a = await app([]);
+  const denied = await a.call("GET", "/sessions", { auth: false });
+  assert.deepEqual([denied.status, await denied.json()], [401, UNAUTHORIZED]);
+  const allowed = await a.call("GET", "/sessions", {
+    headers: { authorization: `Bearer ${APP_TOKEN}` },
+  });
+  assert.deepEqual([allowed.status, await allowed.json()], [200, { sessions: [] }]);
+  await using open = await app([], { token: null });
+  const anyone = await open.call("GET", "/sessions", { auth: false });
+  assert.deepEqual([anyone.status, await anyone.json()], [200, { sessions: [] }]);
+});
+
+Deno.test("the token file is created once, 0600, with a long random token, and then reused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/config/svc/serve_token`;
+    const first = await loadOrCreateToken(path);
+    assert.match(first.token, /^[0-9a-f]{64}$/);
+    assert.equal(first.created, true);
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(`${dir}/config/svc`)).mode! & 0o777, 0o700);
+    assert.deepEqual(await loadOrCreateToken(path), {
+      token: first.token,
+      created: false,
+      warning: undefined,
+    });
+    const racing = await Promise.all(
+      Array.from({ length: 8 }, () => loadOrCreateToken(`${dir}/race`)),
+    );
+    assert.equal(new Set(racing.map((r) => r.token)).size, 1);
+    assert.equal(racing.filter((r) => r.created).length, 1);
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["config", "race"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("the token check is byte-exact", () => {

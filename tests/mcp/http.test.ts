@@ -24,15 +24,15 @@ async function withSession() {
 for (const era of ["auto", "legacy"] as const) {
   Deno.test(`v2 client (${era}) lists and calls tools and reads a session over POST /mcp`, async () => {
     await using a = await withSession();
-    const client = await v2Http(URL_MCP, era, handlerFetch(a.handler));
+    const client = await v2Http(URL_MCP, era, a.fetch);
     try {
       assert.equal(
         client.getNegotiatedProtocolVersion(),
         era === "auto" ? "2026-07-28" : "2025-11-25",
       );
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ["ask", "echo", "writer"]);
-      assert.deepEqual(tools[1].inputSchema, {
+      assert.deepEqual(tools.map((t) => t.name), ["echo", "writer"]);
+      assert.deepEqual(tools[0].inputSchema, {
         type: "object",
         properties: { text: { type: "string" }, path: { type: "string" } },
         required: ["text"],
@@ -65,11 +65,11 @@ for (const era of ["auto", "legacy"] as const) {
 
 Deno.test("v1 SDK client (legacy) lists and calls tools over POST /mcp", async () => {
   await using a = await withSession();
-  const client = await v1Http(URL_MCP, handlerFetch(a.handler));
+  const client = await v1Http(URL_MCP, a.fetch);
   try {
     assert.deepEqual(client.getServerVersion(), { name: "svc", version: VERSION });
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t: { name: string }) => t.name), ["ask", "echo", "writer"]);
+    assert.deepEqual(tools.map((t: { name: string }) => t.name), ["echo", "writer"]);
     const called = await client.callTool({ name: "echo", arguments: { text: "v1" } });
     assert.deepEqual(called.content, [{ type: "text", text: 'echo: {"text":"v1"}' }]);
     const read = await client.readResource({ uri: "svc://session/kept" });
@@ -81,7 +81,7 @@ Deno.test("v1 SDK client (legacy) lists and calls tools over POST /mcp", async (
 
 Deno.test("reading a session that is not saved is a resource-not-found error", async () => {
   await using a = await withSession();
-  const client = await v2Http(URL_MCP, "auto", handlerFetch(a.handler));
+  const client = await v2Http(URL_MCP, "auto", a.fetch);
   try {
     for (
       const uri of ["svc://session/missing", "svc://session/..%2Fconfig", "svc://session/../x"]
@@ -93,9 +93,9 @@ Deno.test("reading a session that is not saved is a resource-not-found error", a
   }
 });
 
-Deno.test("allow_ask true: an ask-policy tool runs for the MCP client and is audited", async () => {
+Deno.test("allow_ask true: an ask-policy tool runs for the authenticated MCP client and is audited", async () => {
   await using a = await withSession();
-  const client = await v2Http(URL_MCP, "auto", handlerFetch(a.handler));
+  const client = await v2Http(URL_MCP, "auto", a.fetch);
   try {
     const called = await client.callTool({ name: "writer", arguments: { text: "go" } });
     assert.deepEqual([called.content, called.isError], [
@@ -125,7 +125,7 @@ Deno.test("allow_ask false: an ask-policy tool is refused over MCP", async () =>
     tools: [echoTool("writer", "edit")],
     config: { "mcp_server.allow_ask": false },
   });
-  const client = await v2Http(URL_MCP, "legacy", handlerFetch(a.handler));
+  const client = await v2Http(URL_MCP, "legacy", a.fetch);
   try {
     const called = await client.callTool({ name: "writer", arguments: { text: "go" } });
     assert.deepEqual(called, {
@@ -158,7 +158,7 @@ Deno.test("a modern request missing its _meta envelope is JSON-RPC -32602", asyn
   }
   const ok = await send({ _meta: ENVELOPE });
   assert.equal(ok.status, 200);
-  assert.equal((await ok.json()).result.tools[0].name, "ask");
+  assert.equal((await ok.json()).result.tools[0].name, "echo");
 });
 
 Deno.test("POST /mcp keeps the host's hardening: text/plain 415, foreign Origin 403", async () => {
@@ -212,4 +212,177 @@ Deno.test("without the MCP plugin the /mcp route does not exist", async () => {
     headers: MCP_HEADERS,
   });
   assert.deepEqual([res.status, await res.json()], [404, { error: "not found" }]);
+});
+
+Deno.test("without a token (--no-auth) an ask-policy tool is refused over MCP, even with allow_ask", async () => {
+  await using a = await app([], {
+    tools: [echoTool("echo", "read"), echoTool("writer", "edit")],
+    config: { "mcp_server.allow_ask": true },
+    token: null,
+  });
+  for (const era of ["auto", "legacy"] as const) {
+    const client = await v2Http(URL_MCP, era, handlerFetch(a.handler));
+    try {
+      const called = await client.callTool({ name: "writer", arguments: { text: "go" } });
+      assert.deepEqual([called.content, called.isError], [
+        [{
+          type: "text",
+          text: "Error: writer needs confirmation (edit category is ask) and this MCP client is " +
+            "not authenticated (svc serve --no-auth); serve with a token to let clients confirm",
+        }],
+        true,
+      ]);
+      const read = await client.callTool({ name: "echo", arguments: { text: "fine" } });
+      assert.deepEqual(read.content, [{ type: "text", text: 'echo: {"text":"fine"}' }]);
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+Deno.test("the ask tool, which no MCP client can answer, is not offered", async () => {
+  await using a = await withSession();
+  const client = await v2Http(URL_MCP, "auto", a.fetch);
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.some((t) => t.name === "ask"), false);
+    await assert.rejects(
+      client.callTool({ name: "ask", arguments: { question: "why?" } }),
+      /Tool ask not found/,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("POST /mcp replies carry the headers of every other route", async () => {
+  await using a = await app([]);
+  const send = (body: string, headers: Record<string, string> = {}) =>
+    a.call("POST", "/mcp", { body, headers: { ...MCP_HEADERS, ...headers } });
+  const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  const replies = [
+    await send(list),
+    await send(list.replace("{}", JSON.stringify({ _meta: ENVELOPE })), {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    }),
+    await send("{nope"),
+    await a.call("GET", "/mcp"),
+  ];
+  assert.deepEqual(
+    await Promise.all(replies.map(async (res) => {
+      await res.body?.cancel();
+      const headers = Object.fromEntries(res.headers);
+      delete headers.allow;
+      delete headers["content-length"];
+      return [res.status, headers];
+    })),
+    [200, 200, 400, 405].map((status) => [status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    }]),
+  );
+});
+
+Deno.test("JSON-RPC batches are refused in the revisions that removed them", async () => {
+  await using a = await app([]);
+  const list = (id: number, params: Record<string, unknown> = {}) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/list",
+    params,
+  });
+  const send = async (body: unknown, version?: string) => {
+    const res = await a.call("POST", "/mcp", {
+      body: JSON.stringify(body),
+      headers: { ...MCP_HEADERS, ...(version ? { "mcp-protocol-version": version } : {}) },
+    });
+    return [res.status, await res.json()];
+  };
+  const refused = (version: string) => [400, {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: "Invalid Request: JSON-RPC batches were removed in MCP revision 2025-06-18 and " +
+        `this request speaks ${version}; send one JSON-RPC message per POST`,
+    },
+  }];
+  for (const version of ["2025-06-18", "2025-11-25"]) {
+    assert.deepEqual(await send([list(1), list(2)], version), refused(version));
+  }
+  const modern = await send([list(1, { _meta: ENVELOPE }), list(2, { _meta: ENVELOPE })]);
+  assert.deepEqual([modern[0], modern[1].error.code], [400, -32600]);
+  assert.deepEqual(await send([list(1, { _meta: ENVELOPE })], "2026-07-28"), refused("2026-07-28"));
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-03-26",
+      capabilities: {},
+      clientInfo: { name: "batcher", version: "1" },
+    },
+  };
+  assert.deepEqual(await send([initialize]), [400, {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: "Invalid Request: initialize must be sent alone, not in a JSON-RPC batch",
+    },
+  }]);
+  // 2025-03-26 had batches (and is what a request without the header is taken to speak).
+  for (const version of ["2025-03-26", undefined]) {
+    const [status, body] = await send([list(1), list(2)], version);
+    assert.deepEqual([status, body.map((r: { id: number }) => r.id)], [200, [1, 2]]);
+  }
+});
+
+Deno.test("closing a POST /mcp request cancels its running tool call, in both eras", async () => {
+  let started = 0;
+  let cancelled = 0;
+  const slow = {
+    ...echoTool("slow", "read"),
+    run: (_args: Record<string, unknown>, ctx: { signal: AbortSignal }) =>
+      new Promise<string>((resolve) => {
+        started++;
+        const timer = setTimeout(() => resolve("finished anyway"), 5000);
+        ctx.signal.addEventListener("abort", () => {
+          cancelled++;
+          clearTimeout(timer);
+          resolve("stopped");
+        }, { once: true });
+      }),
+  };
+  await using a = await app([], { tools: [slow] });
+  for (const era of ["modern", "legacy"]) {
+    const client = new AbortController();
+    const call = { name: "slow", arguments: { text: "wait" } };
+    const params = era === "modern" ? { ...call, _meta: ENVELOPE } : call;
+    const headers: Record<string, string> = era === "modern"
+      ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "slow" }
+      : {};
+    const pending = a.call("POST", "/mcp", {
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }),
+      headers: { ...MCP_HEADERS, ...headers },
+      signal: client.signal,
+    }).catch((err) => err);
+    while (started < (era === "modern" ? 1 : 2)) await new Promise((r) => setTimeout(r, 5));
+    const at = performance.now();
+    client.abort();
+    const res = await pending;
+    assert.equal(res.status, 499, era);
+    while (a.lock.busy && performance.now() - at < 3000) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(a.lock.busy, false, `${era}: the tool call kept the lock`);
+    assert.equal(cancelled, era === "modern" ? 1 : 2, `${era}: the tool was not cancelled`);
+  }
+  const audit = (await Deno.readTextFile(`${a.worktree}/.svc/logs/mcp_audit.jsonl`)).trim();
+  assert.deepEqual(audit.split("\n").map((line) => JSON.parse(line).outcome), [
+    "cancelled",
+    "cancelled",
+  ]);
 });

@@ -168,3 +168,69 @@ Deno.test("allow_ask true (default): file_write runs for the MCP client over std
   assert.equal(stored.messages.length, 1);
   assert.equal(stored.permissions.length, 0);
 });
+
+Deno.test("raw JSON-RPC lines: not JSON is -32700, a batch or a non-message -32600, as over HTTP", async () => {
+  await using box = await worktree();
+  const mcp = spawnMcp(box.worktree, box.env);
+  await mcp.send("{nope");
+  await mcp.send(JSON.stringify([{ jsonrpc: "2.0", id: 5, method: "tools/list" }]));
+  await mcp.send(JSON.stringify({ hello: "world", id: 6 }));
+  await mcp.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } });
+  assert.deepEqual((await mcp.response(1)).result.supportedVersions, ["2026-07-28"]);
+  assert.equal((await mcp.finish()).code, 0);
+  assert.deepEqual(mcp.lines.slice(0, 3), [
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: the line is not valid JSON" },
+    },
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          "Invalid Request: JSON-RPC batches are not served on stdio; send one message per line",
+      },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" },
+    },
+  ]);
+});
+
+Deno.test("at the end of input svc mcp answers every pending request before it exits", async () => {
+  await using box = await worktree();
+  const mcp = spawnMcp(box.worktree, box.env);
+  await mcp.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "r", version: "1" },
+    },
+  });
+  await mcp.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await mcp.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "run_command", arguments: { command: "sleep 1 && echo late" } },
+  });
+  await mcp.send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "file_read", arguments: { path: "notes.txt" } },
+  });
+  const { code } = await mcp.finish();
+  assert.equal(code, 0);
+  const answers = new Map(mcp.lines.map((m) => [m.id, m]));
+  assert.deepEqual([...answers.keys()].sort(), [1, 2, 3]);
+  assert.match(answers.get(2)!.result.content[0].text, /late/);
+  assert.match(answers.get(3)!.result.content[0].text, /1\s+alpha/);
+});

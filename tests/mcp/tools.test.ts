@@ -7,6 +7,8 @@ import type { PermissionRecord } from "../../src/session/types.ts";
 import type { Tool } from "../../src/tool/types.ts";
 
 const live = () => new AbortController().signal;
+/** A client that proved itself (svc serve's token, or the process that ran svc mcp). */
+const AUTHENTICATED = { authenticated: true };
 
 /** A read tool whose own resolver denies some calls (as bash_allow does for run_command). */
 const guarded: Tool = {
@@ -41,11 +43,10 @@ function trimmed(records: PermissionRecord[]) {
   return records.map(({ at: _at, call_id: _id, ...rest }) => rest);
 }
 
-Deno.test("exposed tools are the policy-filtered registered tools", async () => {
+Deno.test("exposed tools are the policy-filtered registered tools, without ask", async () => {
   const { h, tools } = await setup({ "tools.deny": ["writer"] });
   await using _ = h;
   assert.deepEqual(tools.list().map((t) => [t.name, t.category]), [
-    ["ask", "ask"],
     ["echo", "read"],
     ["guarded", "read"],
     ["failing", "read"],
@@ -74,10 +75,10 @@ Deno.test("an allowed call is normalized like the agent loop and audited, with n
   assert.deepEqual(await h.store.list(), []);
 });
 
-Deno.test("ask-policy tools run when mcp_server.allow_ask is true (default)", async () => {
+Deno.test("ask-policy tools run for an authenticated client when mcp_server.allow_ask is true (default)", async () => {
   const { h, tools, records } = await setup();
   await using _ = h;
-  assert.deepEqual(await tools.call("writer", { text: "x" }, live()), {
+  assert.deepEqual(await tools.call("writer", { text: "x" }, live(), AUTHENTICATED), {
     content: 'echo: {"text":"x"}',
     ok: true,
   });
@@ -86,15 +87,54 @@ Deno.test("ask-policy tools run when mcp_server.allow_ask is true (default)", as
   ]);
 });
 
+Deno.test("ask-policy tools are refused for an unauthenticated client, whatever allow_ask says", async () => {
+  const { h, tools, records } = await setup({ "mcp_server.allow_ask": true });
+  await using _ = h;
+  const refusal =
+    "Error: writer needs confirmation (edit category is ask) and this MCP client is " +
+    "not authenticated (svc serve --no-auth); serve with a token to let clients confirm";
+  for (const client of [undefined, { authenticated: false }]) {
+    assert.deepEqual(await tools.call("writer", { text: "x" }, live(), client), {
+      content: refusal,
+      ok: false,
+    });
+  }
+  assert.deepEqual(await tools.call("echo", { text: "x" }, live()), {
+    content: 'echo: {"text":"x"}',
+    ok: true,
+  });
+  assert.deepEqual(trimmed(records).map((r) => [r.tool, r.action, r.outcome, r.by]), [
+    ["writer", "ask", "denied", "policy"],
+    ["writer", "ask", "denied", "policy"],
+    ["echo", "allow", "allowed", "policy"],
+  ]);
+});
+
+Deno.test("the ask tool, which no MCP client can answer, cannot be called", async () => {
+  const { h, tools, records } = await setup();
+  await using _ = h;
+  const result = await tools.call("ask", { question: "why?" }, live(), AUTHENTICATED);
+  assert.deepEqual(result, {
+    content: 'Error: unknown tool "ask". Available tools: echo, writer, guarded, failing',
+    ok: false,
+  });
+  assert.deepEqual(trimmed(records).map((r) => [r.tool, r.outcome]), [["ask", "denied"]]);
+});
+
 Deno.test("ask-policy tools are refused when mcp_server.allow_ask is false", async () => {
   const { h, tools, records } = await setup({ "mcp_server.allow_ask": false });
   await using _ = h;
-  assert.deepEqual(await tools.call("writer", { text: "x" }, live()), {
+  assert.deepEqual(await tools.call("writer", { text: "x" }, live(), AUTHENTICATED), {
     content:
       "Error: writer needs confirmation (edit category is ask) and mcp_server.allow_ask is false",
     ok: false,
   });
-  const outside = await tools.call("echo", { text: "x", path: "/etc/passwd" }, live());
+  const outside = await tools.call(
+    "echo",
+    { text: "x", path: "/etc/passwd" },
+    live(),
+    AUTHENTICATED,
+  );
   assert.deepEqual(outside, {
     content:
       "Error: echo needs confirmation (path is outside the worktree) and mcp_server.allow_ask is false",
@@ -125,7 +165,10 @@ Deno.test("unknown tools, bad arguments and throwing tools come back as error re
   await using _ = h;
   const unknown = await tools.call("writer", { text: "x" }, live());
   assert.equal(unknown.ok, false);
-  assert.match(unknown.content, /^Error: unknown tool "writer". Available tools: ask, echo/);
+  assert.match(
+    unknown.content,
+    /^Error: unknown tool "writer". Available tools: echo, guarded, failing/,
+  );
   assert.deepEqual(await tools.call("echo", { text: 5 }, live()), {
     content:
       "Error: invalid arguments for echo: text: Invalid input: expected string, received number",

@@ -323,14 +323,14 @@ async function viaRun(worktree: string, env: Record<string, string>, flags: stri
 async function viaServe(worktree: string, env: Record<string, string>, rows: Row[]) {
   const served = await startServe([], { cwd: worktree, env });
   try {
-    const chat = await fetch(`${served.url}/chat`, {
+    const chat = await served.fetch(`${served.url}/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ prompt: PROMPT, session_id: "chat" }),
     });
     assert.equal(chat.status, 200);
     assert.equal((await chat.json()).status, "ok");
-    const client = await v2Http(`${served.url}/mcp`, "auto");
+    const client = await v2Http(`${served.url}/mcp`, "auto", served.fetch);
     let errors;
     try {
       errors = await callAll(client as unknown as AnyClient, rows);

@@ -1,0 +1,155 @@
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { nodeHandler } from "./node_adapter.ts";
+
+/** How long a client may take and how many it may hold: what keeps idle and slow clients out. */
+export interface ConnectionLimits {
+  /** Open connections at most; a new one past it closes the oldest idle one (or itself). */
+  maxConnections: number;
+  /** Headers must arrive within this many milliseconds, else 408 and the connection closes. */
+  headersTimeoutMs: number;
+  /** A kept-alive connection with no request for this long is closed. */
+  keepAliveTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this many milliseconds. */
+  requestTimeoutMs: number;
+}
+
+/** Default header deadline: 10 s, the same as a request body's. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Default idle keep-alive: 5 s (node's own default). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Default deadline for a whole request: headers plus the 10 s a body may take. */
+export const REQUEST_TIMEOUT_MS = 20_000;
+
+/**
+ * The default connection cap: half the open-file limit, between 16 and 1024, so sockets can never
+ * take every descriptor (files, pipes and child processes need the rest). Linux only reads the
+ * limit; elsewhere 256.
+ */
+export function defaultMaxConnections(): number {
+  let limit = 512;
+  try {
+    const line = Deno.readTextFileSync("/proc/self/limits").split("\n")
+      .find((l) => l.startsWith("Max open files"));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    if (Number.isFinite(soft) && soft > 0) limit = soft;
+  } catch {
+    // no /proc: keep the conservative default
+  }
+  return Math.max(16, Math.min(1024, Math.floor(limit / 2)));
+}
+
+/** The default limits, with the cap from the open-file limit. */
+export function defaultLimits(): ConnectionLimits {
+  return {
+    maxConnections: defaultMaxConnections(),
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  };
+}
+
+/** A listening server. */
+export interface Listener {
+  /** The bound port (`port: 0` resolved). */
+  port: number;
+  /** Open connections now. */
+  connections(): number;
+  /** Stops accepting, closes idle connections and resolves once the others have finished. */
+  shutdown(): Promise<void>;
+  /** Resolves when the server has closed. */
+  finished: Promise<void>;
+}
+
+/**
+ * Serves `handler` on `hostname:port` with node:http, which, unlike `Deno.serve`, times out
+ * header reads (slowloris) and idle keep-alive connections and lets svc cap connections. An
+ * accept or client error is reported and never ends the process. Rejects when it cannot listen.
+ */
+export async function listen(
+  handler: (request: Request) => Promise<Response>,
+  options: {
+    hostname: string;
+    port: number;
+    limits?: Partial<ConnectionLimits>;
+    onError?: (error: Error) => void;
+  },
+): Promise<Listener> {
+  const limits = { ...defaultLimits(), ...options.limits };
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // node checks the two deadlines in a sweep; its default of 30 s would let them run late
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 4)),
+  });
+  const open = trackConnections(server, limits.maxConnections);
+  server.on("clientError", (_err: Error, socket: Socket) => {
+    const code = (_err as { code?: string }).code;
+    const status = code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request";
+    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    socket.destroySoon?.();
+  });
+  let reported = 0;
+  server.on("error", (err: Error) => {
+    // accept failures (EMFILE, ECONNABORTED) must not end the process; say so once a minute
+    if (Date.now() - reported > 60_000) {
+      reported = Date.now();
+      options.onError?.(new Error(`accepting a connection failed: ${err.message}`));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  const shown = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
+  server.on("request", nodeHandler(handler, `http://${shown}:${port}`));
+  const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  return {
+    port,
+    connections: () => open.size,
+    shutdown() {
+      server.close();
+      server.closeIdleConnections();
+      return finished;
+    },
+    finished,
+  };
+}
+
+/**
+ * Keeps at most `max` connections: a connection past the cap closes the oldest one without a
+ * request in progress (idle, or still sending its headers), or itself when every other one is
+ * serving a request. Returns the open sockets, oldest first.
+ */
+function trackConnections(server: Server, max: number): Map<Socket, { busy: number }> {
+  const open = new Map<Socket, { busy: number }>();
+  server.on("connection", (socket: Socket) => {
+    open.set(socket, { busy: 0 });
+    socket.once("close", () => open.delete(socket));
+    if (open.size <= max) return;
+    for (const [other, state] of open) {
+      if (other !== socket && state.busy === 0) {
+        other.destroy();
+        open.delete(other);
+        return;
+      }
+    }
+    socket.destroy();
+    open.delete(socket);
+  });
+  server.on("request", (req, res) => {
+    const state = open.get(req.socket as Socket);
+    if (!state) return;
+    state.busy++;
+    res.once("close", () => state.busy--);
+  });
+  return open;
+}

@@ -1,0 +1,176 @@
+/** The socket side of `svc serve` (node:http through `listen`), with short limits, on loopback. */
+import assert from "node:assert/strict";
+import { type ConnectionLimits, listen } from "../../src/http/mod.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A server over `handler` with `limits`, closed on dispose. */
+async function serving(
+  handler: (request: Request) => Promise<Response>,
+  limits: Partial<ConnectionLimits> = {},
+) {
+  const server = await listen(handler, { hostname: "127.0.0.1", port: 0, limits });
+  return {
+    server,
+    url: `http://127.0.0.1:${server.port}`,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+    },
+  };
+}
+
+const ok = () => Promise.resolve(Response.json({ status: "ok" }));
+
+/** Sends raw bytes on a new connection; returns the connection. */
+async function raw(port: number, text: string): Promise<Deno.Conn> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(encoder.encode(text));
+  return conn;
+}
+
+/** Reads until the server closes `conn`; returns what it sent and after how many ms. */
+async function untilClosed(conn: Deno.Conn, limitMs = 5000): Promise<[string, number]> {
+  const start = performance.now();
+  const buffer = new Uint8Array(4096);
+  let text = "";
+  const timer = setTimeout(() => conn.close(), limitMs);
+  try {
+    while (true) {
+      const n = await conn.read(buffer).catch(() => null);
+      if (n === null) return [text, performance.now() - start];
+      text += decoder.decode(buffer.subarray(0, n));
+    }
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+Deno.test("a JSON reply goes out whole with its Content-Length; HEAD sends no body", async () => {
+  await using s = await serving((request) =>
+    Promise.resolve(
+      request.method === "HEAD"
+        ? new Response(null, { headers: { "content-type": "application/json" } })
+        : Response.json({ path: new URL(request.url).pathname, host: request.headers.get("host") }),
+    )
+  );
+  const [reply] = await untilClosed(
+    await raw(s.server.port, "GET /a/b?c=1 HTTP/1.1\r\nHost: x.test\r\nConnection: close\r\n\r\n"),
+  );
+  assert.match(reply, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(reply, /\r\ncontent-length: 31\r\n/i);
+  assert.ok(reply.endsWith('\r\n\r\n{"path":"/a/b","host":"x.test"}'), reply);
+  const head = await fetch(s.url, { method: "HEAD" });
+  assert.deepEqual([head.status, await head.text()], [200, ""]);
+});
+
+Deno.test("a request body streams in and a client that goes away aborts request.signal", async () => {
+  let aborted!: () => void;
+  const gone = new Promise<void>((resolve) => aborted = resolve);
+  await using s = await serving(async (request) => {
+    if (request.method === "POST") return Response.json({ got: await request.text() });
+    request.signal.addEventListener("abort", () => aborted(), { once: true });
+    await gone;
+    return Response.json({ late: true });
+  });
+  const echo = await fetch(s.url, { method: "POST", body: "x".repeat(200_000) });
+  assert.equal((await echo.json()).got.length, 200_000);
+  const client = new AbortController();
+  const pending = fetch(s.url, { signal: client.signal }).catch((err) => err.name);
+  await new Promise((r) => setTimeout(r, 100));
+  client.abort();
+  assert.equal(await pending, "AbortError");
+  await gone; // the handler saw the abort
+});
+
+Deno.test("an event stream reaches the client chunk by chunk", async () => {
+  let next!: () => void;
+  const second = new Promise<void>((resolve) => next = resolve);
+  await using s = await serving(() => {
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode("event: message\ndata: 1\n\n"));
+        await second;
+        controller.enqueue(encoder.encode("event: message\ndata: 2\n\n"));
+        controller.close();
+      },
+    });
+    return Promise.resolve(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    );
+  });
+  const res = await fetch(s.url);
+  const reader = res.body!.getReader();
+  assert.equal(decoder.decode((await reader.read()).value), "event: message\ndata: 1\n\n");
+  next();
+  assert.equal(decoder.decode((await reader.read()).value), "event: message\ndata: 2\n\n");
+  assert.equal((await reader.read()).done, true);
+});
+
+Deno.test("an idle kept-alive connection is closed after the keep-alive timeout", async () => {
+  await using s = await serving(ok, { keepAliveTimeoutMs: 300, headersTimeoutMs: 2000 });
+  const conn = await raw(s.server.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const [reply, ms] = await untilClosed(conn);
+  assert.match(reply, /^HTTP\/1\.1 200 OK\r\n[\s\S]*keep-alive/i);
+  assert.ok(ms >= 250 && ms < 1800, `closed after ${ms} ms`);
+});
+
+Deno.test("headers that never finish are cut off with 408 at the header timeout", async () => {
+  await using s = await serving(ok, { headersTimeoutMs: 400, requestTimeoutMs: 2000 });
+  const silent = await Deno.connect({ hostname: "127.0.0.1", port: s.server.port });
+  const partial = await raw(s.server.port, "GET / HTTP/1.1\r\nHost: x\r\n");
+  const [[none, silentMs], [timeout, partialMs]] = await Promise.all([
+    untilClosed(silent),
+    untilClosed(partial),
+  ]);
+  assert.ok(silentMs < 1500 && partialMs < 1500, `closed after ${silentMs} and ${partialMs} ms`);
+  assert.match(timeout, /^HTTP\/1\.1 408 /);
+  assert.ok(none === "" || none.startsWith("HTTP/1.1 408 "), none);
+});
+
+Deno.test("past the connection cap the oldest idle connection makes room", async () => {
+  await using s = await serving(ok, { maxConnections: 8, headersTimeoutMs: 5000 });
+  const idle = [];
+  for (let i = 0; i < 8; i++) {
+    idle.push(await Deno.connect({ hostname: "127.0.0.1", port: s.server.port }));
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  const res = await fetch(s.url);
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const [, ms] = await untilClosed(idle[0], 2000);
+  assert.ok(ms < 1000, "the oldest idle connection was not closed");
+  assert.ok(s.server.connections() <= 8);
+  for (const conn of idle.slice(1)) conn.close();
+});
+
+Deno.test("a reply sent before the request body was read closes the connection", async () => {
+  await using s = await serving(() =>
+    Promise.resolve(Response.json({ refused: true }, { status: 401 }))
+  );
+  const conn = await raw(
+    s.server.port,
+    "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+  );
+  const [reply, ms] = await untilClosed(conn);
+  assert.match(reply, /^HTTP\/1\.1 401 /);
+  assert.ok(ms < 1500, `closed after ${ms} ms`);
+});
+
+Deno.test("the limits never cut a request that is being answered, however long it takes", async () => {
+  await using s = await serving(
+    async (request) => {
+      await request.text();
+      await new Promise((r) => setTimeout(r, 1500));
+      return Response.json({ slow: true });
+    },
+    { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300 },
+  );
+  const res = await fetch(s.url, { method: "POST", body: "{}" });
+  assert.deepEqual([res.status, await res.json()], [200, { slow: true }]);
+});
