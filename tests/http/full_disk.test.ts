@@ -17,7 +17,7 @@ Deno.test({
     await writeConfig(disk.dir, fake.url);
     const served = await startServe([], { cwd: disk.dir, env: box.env });
     const chat = async (prompt: string) => {
-      const res = await fetch(`${served.url}/chat`, {
+      const res = await served.fetch(`${served.url}/chat`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ prompt, session_id: "s" }),
