@@ -1,7 +1,7 @@
 /**
  * svc-core-web: web_search (DuckDuckGo's HTML endpoint by default, SearXNG or another
  * DuckDuckGo-shaped backend through web.json) and web_fetch (readable page text in windows,
- * SSRF-guarded, byte and time capped). See the Web tools section of README.md.
+ * SSRF-guarded, byte and time capped). See the Web tools section of docs/tools.md.
  */
 import type { PluginHooks } from "../../src/plugin/api.ts";
 import { createWebFetchTool } from "./src/web_fetch.ts";
