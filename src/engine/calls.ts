@@ -43,8 +43,9 @@ export function engineInvokeEnv(
     session: env.session.name,
     signal: env.signal,
     audit,
-    context: (tool) =>
+    context: (tool, call) =>
       toolContext({
+        ...call,
         worktree: deps.worktree,
         config: deps.config,
         trusted: deps.trusted,

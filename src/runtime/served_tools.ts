@@ -63,8 +63,9 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
         session: SERVED_SESSION,
         signal,
         exclusive: options.serialize && ((fn) => options.serialize!(fn, signal)),
-        context: (tool) =>
+        context: (tool, call) =>
           toolContext({
+            ...call,
             worktree: runtime.worktree,
             config: runtime.config,
             trusted: runtime.trusted,

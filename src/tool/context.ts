@@ -14,6 +14,8 @@ export interface ContextParts {
   status?: (line: string) => void;
   /** Given to tools that declare `usesHost`. */
   host?: ToolHost;
+  /** The call was judged outside the worktree and approved for it. */
+  outsideApproved?: boolean;
 }
 
 /** Builds the ToolContext handed to a tool's `run`. */
@@ -28,5 +30,6 @@ export function toolContext(parts: ContextParts): ToolContext {
     status: parts.status ?? (() => {}),
     trusted: parts.trusted,
     ...(parts.host ? { host: parts.host } : {}),
+    ...(parts.outsideApproved ? { outsideApproved: true } : {}),
   };
 }

@@ -34,7 +34,7 @@ export interface InvokeEnv {
   session: string;
   signal: AbortSignal;
   /** The context of the chosen tool, built with `toolContext` from the caller's parts. */
-  context(tool: Tool): ToolContext;
+  context(tool: Tool, call: { outsideApproved: boolean }): ToolContext;
   /** Persists the invocation's audit record (and whatever else the caller keeps); awaited. */
   audit(invocation: Invocation): Promise<void>;
   onStart?(name: string, args: Record<string, unknown>): void;
@@ -139,9 +139,7 @@ async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promis
     inv.audit.scope = approval.answer;
   } else inv.audit.outcome = "allowed";
   if (env.signal.aborted) return markCancelled(inv, env.signal);
-  const context = verdict.outsideWorktree
-    ? { ...env.context(tool), outsideApproved: true }
-    : env.context(tool);
+  const context = env.context(tool, { outsideApproved: verdict.outsideWorktree });
   const run = () => runTool(tool, inv.args, context);
   const output = env.exclusive
     ? await env.exclusive(run).catch((err): ToolOutput => ({
