@@ -20,6 +20,11 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Default deadline for a whole request: headers plus the 10 s a body may take. */
 export const REQUEST_TIMEOUT_MS = 20_000;
+/**
+ * How long the server may go without accepting a connection before it checks, by connecting to
+ * itself, that its listening socket still accepts (see `watchListener`).
+ */
+export const LISTENER_CHECK_MS = 1_000;
 
 /**
  * The default connection cap: half the open-file limit, between 16 and 1024, so sockets can never
@@ -83,7 +88,8 @@ export async function listen(
     // node checks the two deadlines in a sweep; its default of 30 s would let them run late
     connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 4)),
   });
-  const open = trackConnections(server, limits.maxConnections);
+  const probe = { active: false };
+  const open = trackConnections(server, limits.maxConnections, () => probe.active);
   server.on("clientError", (_err: Error, socket: Socket) => {
     const code = (_err as { code?: string }).code;
     const status = code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request";
@@ -112,10 +118,12 @@ export async function listen(
   const shown = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
   server.on("request", nodeHandler(handler, `http://${shown}:${port}`));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  const watch = watchListener(server, options.hostname, port, probe, options.onError);
   return {
     port,
     connections: () => open.size,
     shutdown() {
+      watch.stop();
       server.close();
       server.closeIdleConnections();
       return finished;
@@ -127,14 +135,19 @@ export async function listen(
 /**
  * Keeps at most `max` connections: a connection past the cap closes the oldest one without a
  * request in progress (idle, or still sending its headers), or itself when every other one is
- * serving a request. Returns the open sockets, oldest first.
+ * serving a request; one more while `probing()`. Returns the open sockets, oldest first.
  */
-function trackConnections(server: Server, max: number): Map<Socket, { busy: number }> {
+function trackConnections(
+  server: Server,
+  max: number,
+  probing: () => boolean,
+): Map<Socket, { busy: number }> {
   const open = new Map<Socket, { busy: number }>();
   server.on("connection", (socket: Socket) => {
     open.set(socket, { busy: 0 });
     socket.once("close", () => open.delete(socket));
-    if (open.size <= max) return;
+    // the listener check's own connection (see `watchListener`) never costs a client its place
+    if (open.size <= max + (probing() ? 1 : 0)) return;
     for (const [other, state] of open) {
       if (other !== socket && state.busy === 0) {
         other.destroy();
@@ -152,4 +165,73 @@ function trackConnections(server: Server, max: number): Map<Socket, { busy: numb
     res.once("close", () => state.busy--);
   });
   return open;
+}
+
+/**
+ * Keeps the listening socket alive. Deno's node:net (2.9) stops accepting for good when an accept
+ * fails (EMFILE while the open-file limit is reached, say), without an error event: every later
+ * client would wait in the kernel's queue forever. So when no connection has arrived for
+ * `LISTENER_CHECK_MS`, the server connects to itself; if that connection is not accepted within
+ * as long again (or is refused), the listening socket is replaced by a new one on the same port.
+ * Clients queued on the dead socket are reset; existing connections are not touched.
+ * `probe.active` is true while the check's own connection is open.
+ */
+function watchListener(
+  server: Server,
+  hostname: string,
+  port: number,
+  probe: { active: boolean },
+  onError?: (error: Error) => void,
+): { stop(): void } {
+  let lastAccept = performance.now();
+  let stopped = false;
+  server.on("connection", () => lastAccept = performance.now());
+  const target = hostname === "0.0.0.0" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname;
+  const check = async () => {
+    if (stopped || probe.active || performance.now() - lastAccept < LISTENER_CHECK_MS) return;
+    probe.active = true;
+    const since = performance.now();
+    let conn: Deno.Conn | undefined;
+    try {
+      conn = await Deno.connect({ hostname: target, port });
+    } catch (err) {
+      probe.active = false;
+      // out of descriptors ourselves: nothing to learn now, try again at the next check
+      if (!(err instanceof Deno.errors.ConnectionRefused)) return;
+    }
+    if (conn) {
+      const deadline = since + LISTENER_CHECK_MS;
+      while (!stopped && lastAccept < since && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      conn.close();
+      probe.active = false;
+      if (stopped || lastAccept >= since) return;
+    }
+    relisten(server, hostname, port, onError);
+  };
+  const timer = setInterval(() => void check(), LISTENER_CHECK_MS);
+  Deno.unrefTimer(timer);
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/** Closes the server's listening socket (not its connections) and listens again on `port`. */
+function relisten(
+  server: Server,
+  hostname: string,
+  port: number,
+  onError?: (error: Error) => void,
+): void {
+  // node's Server has no public way to replace its listening socket alone: close() would also
+  // close idle connections, stop the timeout sweep and end the server once drained.
+  const internals = server as unknown as { _handle: { close(): void } | null };
+  internals._handle?.close();
+  internals._handle = null;
+  onError?.(new Error(`the listening socket stopped accepting; listening again on port ${port}`));
+  server.listen(port, hostname);
 }

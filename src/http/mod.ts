@@ -22,6 +22,7 @@ export {
   KEEP_ALIVE_TIMEOUT_MS,
   listen,
   type Listener,
+  LISTENER_CHECK_MS,
   REQUEST_TIMEOUT_MS,
 } from "./listen.ts";
 export { Mutex, QueueFullError } from "./lock.ts";

@@ -1,6 +1,6 @@
 /** The socket side of `svc serve` (node:http through `listen`), with short limits, on loopback. */
 import assert from "node:assert/strict";
-import { type ConnectionLimits, listen } from "../../src/http/mod.ts";
+import { type ConnectionLimits, listen, LISTENER_CHECK_MS } from "../../src/http/mod.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -173,4 +173,48 @@ Deno.test("the limits never cut a request that is being answered, however long i
   );
   const res = await fetch(s.url, { method: "POST", body: "{}" });
   assert.deepEqual([res.status, await res.json()], [200, { slow: true }]);
+});
+
+Deno.test("a listening socket that stopped accepting after EMFILE is replaced and answers again", async () => {
+  // Without a cap, 80 connections under `ulimit -n 64` make an accept fail with EMFILE, after
+  // which Deno's node:net never accepts again: clients would queue forever.
+  const child = new Deno.Command("bash", {
+    args: [
+      "-c",
+      `ulimit -n 64 && exec '${Deno.execPath()}' run -A --quiet '${
+        new URL("../_support/listen_child.ts", import.meta.url).pathname
+      }' 100000`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stderr = new Response(child.stderr).text();
+  try {
+    const port = Number((await lines.read()).value);
+    const conns: Deno.Conn[] = [];
+    for (let i = 0; i < 80; i++) conns.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const conn of conns) conn.close();
+    const since = performance.now();
+    let status = 0;
+    while (status !== 200 && performance.now() - since < 4 * LISTENER_CHECK_MS + 3000) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+        status = res.status;
+        await res.body?.cancel();
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    assert.equal(status, 200, "the server never answered again");
+  } finally {
+    child.kill("SIGTERM");
+    await lines.cancel();
+  }
+  assert.equal((await child.status).code, 0);
+  assert.match(
+    await stderr,
+    /^error: the listening socket stopped accepting; listening again on port \d+$/m,
+  );
 });

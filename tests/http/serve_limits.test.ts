@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { sandbox } from "../_support/cli.ts";
 import { startServe, writeConfig } from "./_serve.ts";
-import { HEADERS_TIMEOUT_MS } from "../../src/http/mod.ts";
+import { HEADERS_TIMEOUT_MS, LISTENER_CHECK_MS } from "../../src/http/mod.ts";
 
 const encoder = new TextEncoder();
 
@@ -24,6 +24,24 @@ async function health(url: string): Promise<number> {
   return res.status;
 }
 
+/**
+ * /health's status, asking again for as long as the server may take to notice that its listening
+ * socket stopped accepting and to replace it (when an accept hit the open-file limit).
+ */
+async function healthSoon(url: string): Promise<number> {
+  const deadline = performance.now() + 4 * LISTENER_CHECK_MS + 3000;
+  while (true) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+      await res.body?.cancel();
+      return res.status;
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 Deno.test("under ulimit -n 256, 400 idle connections neither crash svc serve nor stop /health", async () => {
   await using box = await sandbox();
   await writeConfig(box.worktree, "http://127.0.0.1:9");
@@ -34,7 +52,7 @@ Deno.test("under ulimit -n 256, 400 idle connections neither crash svc serve nor
       conns.push(await Deno.connect({ hostname: "127.0.0.1", port: served.port }));
     }
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(await health(served.url), 200, served.stderr());
+    assert.equal(await healthSoon(served.url), 200, served.stderr());
     const since = performance.now();
     const closed = await Promise.all(
       conns.map((c) =>
@@ -49,9 +67,16 @@ Deno.test("under ulimit -n 256, 400 idle connections neither crash svc serve nor
   } finally {
     for (const c of conns) c.close();
   }
-  assert.equal(await health(served.url), 200);
+  assert.equal(await healthSoon(served.url), 200);
   assert.equal(await served.stop(), 0, served.stderr());
-  assert.doesNotMatch(served.stderr(), /Too many open files|error/i);
+  // the one error it may report: an accept that hit the limit, and the socket it replaced
+  const errors = served.stderr().split("\n").filter((line) => /error|too many/i.test(line));
+  for (const line of errors) {
+    assert.match(
+      line,
+      /^svc serve: error: the listening socket stopped accepting; listening again/,
+    );
+  }
 });
 
 Deno.test("a slowloris sending a header byte a second is cut off at the header timeout", async () => {
