@@ -5,7 +5,7 @@ import { toolContext } from "../tool/context.ts";
 import { type Invocation, type InvokeEnv, invokeTool } from "../tool/invoke.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { truncateAtLine } from "../tool/text.ts";
-import type { AskRequest } from "../tool/types.ts";
+import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
 import type { EngineEvent, ToolCallRecord } from "./events.ts";
 
@@ -26,6 +26,7 @@ export interface CallEnv {
   offered: readonly string[];
   memory: ApprovalMemory;
   ask(request: AskRequest): Promise<string | null>;
+  delegate(type: string, task: string): Promise<ToolOutput>;
 }
 
 /** The invocation environment of an engine turn; `audit` is where the caller persists. */
@@ -53,6 +54,7 @@ export function engineInvokeEnv(
         session: env.session.name,
         signal: env.signal,
         ask: env.ask,
+        delegate: env.delegate,
         status: (message) => env.emit({ type: "status", message }),
         host: tool.usesHost ? deps.tools.hostFor?.(tool) : undefined,
       }),

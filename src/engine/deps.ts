@@ -1,3 +1,4 @@
+import type { Catalog } from "../catalog/types.ts";
 import type { Config, ToolPermission } from "../config/schema.ts";
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
@@ -26,6 +27,9 @@ export interface EngineTools {
   /** The host interface for a tool that declares `usesHost`. */
   hostFor?(tool: Tool): ToolHost | undefined;
 }
+
+/** Opens the session of a sub-agent, linked both ways to `parent` (`sub_sessions`, `parent_id`). */
+export type OpenSubSession = (parent: SessionLog) => Promise<SessionLog>;
 
 /** The human channel of the `ask` tool. */
 export type AskHuman = (request: AskRequest, signal: AbortSignal) => Promise<string | null>;
@@ -60,6 +64,15 @@ export interface EngineOverrides {
   sources?: readonly ToolSource[];
 }
 
+/** What a runtime gives every engine it builds for delegation and team runs. */
+export interface AgentSupport {
+  /** The merged agent types, teams and skills (loaded once, on first use). */
+  catalog(): Promise<Catalog>;
+  openSubSession: OpenSubSession;
+  /** Passes a type's model through the approval gate (rejects with why it is refused). */
+  checkModel(model: string): Promise<void>;
+}
+
 /** Everything an engine is made of; only the runtime layer assembles it. */
 export interface EngineDeps {
   /** The effective config: the runtime's with this engine's overrides applied. */
@@ -78,4 +91,8 @@ export interface EngineDeps {
   lead?: Lead;
   typePrompt?: string;
   session?: SessionLog;
+  /** 0 for an engine a front-end built; a sub-agent's is its lead's plus one. */
+  depth: number;
+  /** Delegation and team runs; absent where an engine cannot delegate. */
+  agents?: AgentSupport;
 }

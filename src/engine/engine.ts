@@ -3,12 +3,14 @@ import { SessionError } from "../session/session.ts";
 import { ApprovalMemory } from "../tool/approval.ts";
 import { offeredTools } from "../tool/judge.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
-import type { AskRequest, Tool } from "../tool/types.ts";
+import type { AskRequest, Tool, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent, TurnResult } from "./events.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
 import { type CompactionResult, compactSession } from "./compaction.ts";
 import { Turn } from "./turn.ts";
+import { delegate } from "./delegate.ts";
+import { refusedTeamRun, runTeam, type TeamRun, type TeamRunOptions } from "./team.ts";
 
 export { MAX_ROUNDS } from "./turn.ts";
 export { MAX_CALLS_PER_ROUND } from "./calls.ts";
@@ -33,6 +35,8 @@ export interface TurnOptions {
 export class Engine {
   /** The `always` approvals of each session this engine ran turns in. */
   #memories = new WeakMap<SessionLog, ApprovalMemory>();
+  /** Sub-agents run one at a time: each waits for the one before it. */
+  #agents: Promise<unknown> = Promise.resolve();
 
   constructor(readonly deps: EngineDeps, readonly factory?: EngineFactory) {}
 
@@ -85,7 +89,10 @@ export class Engine {
     const signal = options.signal ?? new AbortController().signal;
     const turn = new Turn(this, session, signal, emit);
     try {
-      return await turn.run(prompt, (request) => this.#ask(request, signal));
+      return await turn.run(prompt, {
+        ask: (request) => this.#ask(request, signal),
+        delegate: (type, task) => this.delegate(type, task, { session, signal, onEvent: emit }),
+      });
     } catch (err) {
       if (!isStorageError(err)) throw err;
       const where = session.path ?? "memory";
@@ -103,6 +110,50 @@ export class Engine {
       emit({ type: "done", result });
       return result;
     }
+  }
+
+  /**
+   * Runs `task` as a sub-agent of agent type `type`, in a session linked to `options.session`;
+   * resolves with the `delegate` tool result. One sub-agent at a time per engine: a second call
+   * waits for the first (and does not start if its turn was cancelled meanwhile).
+   */
+  delegate(
+    type: string,
+    task: string,
+    options: { session: SessionLog; signal: AbortSignal; onEvent?: (event: EngineEvent) => void },
+  ): Promise<ToolOutput> {
+    return this.#oneAtATime(() => {
+      if (options.signal.aborted) return Promise.resolve({ content: "[cancelled]", ok: false });
+      return delegate(this, type, task, {
+        session: options.session,
+        signal: options.signal,
+        emit: options.onEvent ?? (() => {}),
+      });
+    });
+  }
+
+  /**
+   * Runs the team named `name` on `task` (stages in order, then the team memory); an unknown
+   * team ends with status `error` and an error listing the known teams.
+   */
+  runTeam(name: string, task: string, options: TeamRunOptions): Promise<TeamRun> {
+    return this.#oneAtATime(async () => {
+      const catalog = await this.deps.agents?.catalog();
+      const team = catalog?.teams.get(name);
+      if (!catalog || !team) {
+        const known = [...(catalog?.teams.keys() ?? [])].sort().join(", ") || "none";
+        const message = `unknown team "${name}"; available teams: ${known}`;
+        options.onEvent?.({ type: "error", code: "unknown_team", message });
+        return refusedTeamRun(this, name, options.session, { code: "unknown_team", message });
+      }
+      return await runTeam(this, team, task, catalog, options);
+    });
+  }
+
+  #oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#agents.then(fn, fn);
+    this.#agents = run.catch(() => {});
+    return run;
   }
 
   /** The `ask` channel: lead for sub-agents (falls back to human), human, or no one. */

@@ -1,6 +1,6 @@
 import type { ChatToolCall, Usage } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
-import type { AskRequest } from "../tool/types.ts";
+import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
 import type { ApprovalMemory } from "../tool/approval.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
@@ -15,6 +15,12 @@ import { webSearchBlock } from "./web_inject.ts";
 
 /** A turn that keeps calling tools stops after this many rounds. */
 export const MAX_ROUNDS = 64;
+
+/** How a turn's tools reach people and other agents: the `ask` and `delegate` channels. */
+export interface TurnChannels {
+  ask(request: AskRequest): Promise<string | null>;
+  delegate(type: string, task: string): Promise<ToolOutput>;
+}
 
 /** What a turn uses of its engine. */
 export interface TurnEngine {
@@ -41,7 +47,7 @@ export class Turn {
   ) {}
 
   /** Runs the turn; everything it appended is durable before the result is returned. */
-  async run(prompt: string, ask: (request: AskRequest) => Promise<string | null>) {
+  async run(prompt: string, channels: TurnChannels) {
     const { deps } = this.engine;
     // The prompt is not acknowledged yet: its write may wait up to 25 ms to share the write of
     // whatever comes next (often the answer), and is awaited before the result is returned.
@@ -62,7 +68,8 @@ export class Turn {
       view,
       offered: offered.map((t) => t.name),
       memory: this.engine.approvals(this.session),
-      ask,
+      ask: channels.ask,
+      delegate: channels.delegate,
     };
     if (deps.config.web_search && !this.signal.aborted) await this.#inject(prompt, env);
     const system = await composeSystemMessages(deps.config, deps.worktree, {

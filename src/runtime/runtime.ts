@@ -1,10 +1,15 @@
 import { loadConfigReport, type LoadedConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
+import type { Catalog } from "../catalog/types.ts";
 import { askTool } from "../engine/ask.ts";
-import type { EngineOverrides, ToolSource } from "../engine/deps.ts";
+import { delegateTool } from "../engine/delegate.ts";
+import type { AgentSupport, EngineOverrides, ToolSource } from "../engine/deps.ts";
 import { Engine, type EngineFactory } from "../engine/engine.ts";
 import { emptyLoadResult, loadPlugins, type LoadResult } from "../plugin/load.ts";
 import type { Connection } from "../provider/connect.ts";
+import type { SessionLog } from "../session/log.ts";
+import { MemorySession } from "../session/memory.ts";
+import { subAgentName } from "../session/naming.ts";
 import { SessionStore } from "../session/store.ts";
 import { denyAll } from "../tool/approval.ts";
 import { ToolRegistry } from "../tool/registry.ts";
@@ -40,6 +45,8 @@ export interface RuntimeParts {
   warnings?: string[];
   init?: RuntimeInit;
   loaded?: Pick<LoadedConfig, "untrustedBaseUrlFile">;
+  /** The agent catalogs, when already loaded (tests, eval trials). */
+  catalog?: Catalog;
 }
 
 /**
@@ -62,6 +69,16 @@ export class Runtime implements EngineFactory {
   #owners: ReadonlyMap<string, string>;
   #connections = new Map<string, Promise<ConnectedModel>>();
   #untrustedBaseUrlFile?: string;
+  #catalog?: Promise<Catalog>;
+  /** Sub-agent session names handed out by this process (two in one second get `_2`, ...). */
+  #subNames = new Set<string>();
+  readonly #agents: AgentSupport = {
+    catalog: () => this.catalog(),
+    openSubSession: (parent) => this.#openSubSession(parent),
+    checkModel: async (model) => {
+      await this.connect({ model, modelFrom: "type" });
+    },
+  };
 
   constructor(parts: RuntimeParts) {
     this.worktree = parts.worktree;
@@ -69,6 +86,7 @@ export class Runtime implements EngineFactory {
     this.trusted = parts.trusted ?? false;
     this.registry = new ToolRegistry();
     this.registry.add(askTool);
+    this.registry.add(delegateTool(parts.catalog ? [...parts.catalog.types.values()] : []));
     for (const tool of parts.tools) this.registry.add(tool);
     this.registry.seal();
     this.added = new ToolSet((name) => this.registry.resolve(name) !== undefined);
@@ -79,6 +97,7 @@ export class Runtime implements EngineFactory {
     this.init = parts.init ?? {};
     this.#untrustedBaseUrlFile = parts.loaded?.untrustedBaseUrlFile;
     if (parts.connection) this.#connections.set("", Promise.resolve(parts.connection));
+    if (parts.catalog) this.#catalog = Promise.resolve(parts.catalog);
   }
 
   /** Loads a worktree's config (with the flags as overrides), plugins and session store. */
@@ -109,6 +128,38 @@ export class Runtime implements EngineFactory {
       init,
       loaded,
     });
+  }
+
+  /** The merged agent types, teams and skills. */
+  catalog(): Promise<Catalog> {
+    return this.#catalog ??= Promise.resolve({
+      types: new Map(),
+      teams: new Map(),
+      skills: new Map(),
+      warnings: [],
+    });
+  }
+
+  /**
+   * A sub-agent's session, linked both ways: `sub_<timestamp>_<parent>` with `parent_id`, and
+   * listed in the parent's `sub_sessions`. In memory when the parent is.
+   */
+  async #openSubSession(parent: SessionLog): Promise<SessionLog> {
+    const base = subAgentName(parent.name);
+    let name = base;
+    for (
+      let n = 2;
+      this.#subNames.has(name) || (parent.path && await this.sessions.exists(name));
+      n++
+    ) {
+      name = `${base}_${n}`;
+    }
+    this.#subNames.add(name);
+    const session = parent.path
+      ? this.sessions.create(name, { parent_id: parent.name })
+      : new MemorySession(name, { parent_id: parent.name });
+    await parent.addSubSession(session.name);
+    return session;
   }
 
   /** The worktree's sessions (`.svc/sessions`). */
@@ -186,6 +237,8 @@ export class Runtime implements EngineFactory {
       lead: overrides.lead,
       typePrompt: overrides.typePrompt,
       session: overrides.session,
+      depth: parent ? parent.deps.depth + 1 : 0,
+      agents: this.#agents,
     }, this);
   }
 }

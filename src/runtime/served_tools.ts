@@ -26,8 +26,9 @@ export interface ServeToolsOptions {
 }
 
 /**
- * The runtime's policy-filtered tools, served to external clients (MCP), without the `ask`
- * category: no one can answer a question asked over MCP. Each call goes through the one invocation
+ * The runtime's policy-filtered tools, served to external clients (MCP), without the `ask` and
+ * `delegate` categories: no one can answer a question asked over MCP, and a sub-agent needs a
+ * lead engine and a session. Each call goes through the one invocation
  * path: deny is refused, ask runs only for an authenticated client while `mcp_server.allow_ask` is
  * true (the client confirms, and the audit says so), allow runs. No session is written.
  */
@@ -83,7 +84,7 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
 
 /** Whether a client can use a tool at all: `ask` needs a person to answer, which MCP has not. */
 function servable(tool: Tool): boolean {
-  return tool.category !== "ask";
+  return tool.category !== "ask" && tool.category !== "delegate";
 }
 
 /**

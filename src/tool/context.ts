@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import type { AskRequest, ToolContext, ToolHost } from "./types.ts";
+import type { AskRequest, ToolContext, ToolHost, ToolOutput } from "./types.ts";
 
 /** What every tool context is made of; the one place a ToolContext is built. */
 export interface ContextParts {
@@ -12,6 +12,8 @@ export interface ContextParts {
   signal: AbortSignal;
   ask?: (request: AskRequest) => Promise<string | null>;
   status?: (line: string) => void;
+  /** The engine's delegation channel (the `delegate` tool). */
+  delegate?: (type: string, task: string) => Promise<ToolOutput>;
   /** Given to tools that declare `usesHost`. */
   host?: ToolHost;
   /** The call was judged outside the worktree and approved for it. */
@@ -29,6 +31,7 @@ export function toolContext(parts: ContextParts): ToolContext {
     ask: parts.ask ?? (() => Promise.resolve(null)),
     status: parts.status ?? (() => {}),
     trusted: parts.trusted,
+    ...(parts.delegate ? { delegate: parts.delegate } : {}),
     ...(parts.host ? { host: parts.host } : {}),
     ...(parts.outsideApproved ? { outsideApproved: true } : {}),
   };

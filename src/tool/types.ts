@@ -28,6 +28,11 @@ export interface ToolContext {
   /** Ephemeral activity line for the front-end; never persisted. */
   status(line: string): void;
   /**
+   * Runs a sub-agent of the named agent type on a task and resolves with its answer (the
+   * `delegate` tool); absent where no engine can delegate (served MCP calls).
+   */
+  delegate?(type: string, task: string): Promise<ToolOutput>;
+  /**
    * Whether the worktree is trusted (`svc trust`); absent means it is not. A plugin should honour
    * settings files inside the worktree (`.svc/<plugin>.json`) only when true: an untrusted
    * worktree's files come with the repository.

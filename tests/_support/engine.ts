@@ -1,5 +1,6 @@
 /** Builds a real engine through the runtime layer against the scripted fake provider. */
 import { z } from "zod";
+import type { Catalog } from "../../src/catalog/types.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { Engine } from "../../src/engine/engine.ts";
 import type { EngineOverrides } from "../../src/engine/deps.ts";
@@ -50,6 +51,8 @@ export async function harness(
     engine?: EngineOverrides;
     /** Provider id the client and engine use (its payload mapping applies); default generic. */
     provider?: string;
+    /** Agent types, teams and skills (see `catalogOf`). */
+    catalog?: Catalog;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -77,6 +80,7 @@ export async function harness(
     trusted: options.trusted,
     tools: options.tools ?? [echoTool()],
     plugins: { ...emptyLoadResult(), services: options.services ?? [] },
+    catalog: options.catalog,
     connection: {
       provider,
       baseUrl: fake.url,

@@ -18,6 +18,7 @@ Deno.test("the first request carries at most 10 KB of system prompt and tool sch
     "code_format",
     "code_lint",
     "code_test",
+    "delegate",
     "file_edit",
     "file_read",
     "file_write",

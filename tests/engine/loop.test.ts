@@ -46,7 +46,7 @@ Deno.test("an unknown tool call is answered with the available tool names", asyn
   ]);
   const result = await h.engine.runTurn("go", { session: h.store.create("t") });
   const reply = h.fake.requests[1].body.messages.at(-1).content;
-  assert.equal(reply, 'Error: unknown tool "teleport". Available tools: ask, echo');
+  assert.equal(reply, 'Error: unknown tool "teleport". Available tools: ask, delegate, echo');
   assert.equal(result.tool_calls[0].ok, false);
 });
 
@@ -63,7 +63,7 @@ Deno.test("aliases, argument aliases, nulls and undeclared arguments are normali
 Deno.test("the schema advertises canonical names only and omits denied tools", async () => {
   await using h = await harness([{ text: "ok" }], {
     tools: [echoTool(), echoTool("shell", "bash")],
-    config: { "tools.deny": ["ask"], tool_permission: { bash: "deny" } },
+    config: { "tools.deny": ["ask"], tool_permission: { bash: "deny", delegate: "deny" } },
   });
   await h.engine.runTurn("go", { session: h.store.create("t") });
   const names = h.fake.requests[0].body.tools.map((t: { function: { name: string } }) =>
@@ -126,6 +126,7 @@ Deno.test("plan mode denies edit and bash tools and says so in the system prompt
   const body = h.fake.requests[0].body;
   assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), [
     "ask",
+    "delegate",
     "reader",
   ]);
   assert.match(body.messages[0].content, /plan mode/);

@@ -27,6 +27,7 @@ Deno.test("a derived engine runs in its own session with its own overrides", asy
   ]);
   assert.deepEqual(sent.tools.map((t: { function: { name: string } }) => t.function.name), [
     "ask",
+    "delegate",
     "reader",
   ]);
   assert.deepEqual(child.deps.config.tool_permission, { edit: "allow", bash: "deny" });
@@ -46,7 +47,7 @@ Deno.test("a derived engine adds tools.deny to its parent's and never drops one"
   });
   const child = await h.engine.derive({ "tools.deny": ["b"] });
   const grandchild = await child.derive({ "tools.deny": [] });
-  assert.deepEqual(child.offeredTools().map((t) => t.name), ["ask", "c"]);
+  assert.deepEqual(child.offeredTools().map((t) => t.name), ["ask", "delegate", "c"]);
   assert.deepEqual(grandchild.deps.config["tools.deny"], ["a", "b"]);
 });
 
@@ -56,8 +57,14 @@ Deno.test("a derived engine's mode overrides its parent's; plan denies edit and 
   });
   const planner = await h.engine.derive({ mode: "plan" });
   const builder = await planner.derive({ mode: "build" });
-  assert.deepEqual(planner.offeredTools().map((t) => t.name), ["ask", "reader"]);
-  assert.deepEqual(builder.offeredTools().map((t) => t.name), ["ask", "reader", "writer", "shell"]);
+  assert.deepEqual(planner.offeredTools().map((t) => t.name), ["ask", "delegate", "reader"]);
+  assert.deepEqual(builder.offeredTools().map((t) => t.name), [
+    "ask",
+    "delegate",
+    "reader",
+    "writer",
+    "shell",
+  ]);
 });
 
 Deno.test("a derived engine with a type's model passes the approval gate only when approved", async () => {

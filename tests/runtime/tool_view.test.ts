@@ -41,12 +41,22 @@ Deno.test("a tool added through the host is offered from the next turn, not mid-
   );
   const second = await h.engine.runTurn("use it", { session });
   assert.deepEqual(second.tool_calls.map((c) => [c.name, c.ok]), [["remote.echo", true]]);
-  assert.deepEqual(offeredNames(h.fake.requests[0].body), ["ask", "importer"]);
-  assert.deepEqual(offeredNames(h.fake.requests[3].body), ["ask", "importer", "remote.echo"]);
+  assert.deepEqual(offeredNames(h.fake.requests[0].body), ["ask", "delegate", "importer"]);
+  assert.deepEqual(offeredNames(h.fake.requests[3].body), [
+    "ask",
+    "delegate",
+    "importer",
+    "remote.echo",
+  ]);
   // Every engine of the runtime sees it; the base registry stays as loaded.
   const other = await h.runtime.engine();
-  assert.deepEqual(other.offeredTools().map((t) => t.name), ["ask", "importer", "remote.echo"]);
-  assert.deepEqual(h.runtime.registry.list().map((t) => t.name), ["ask", "importer"]);
+  assert.deepEqual(other.offeredTools().map((t) => t.name), [
+    "ask",
+    "delegate",
+    "importer",
+    "remote.echo",
+  ]);
+  assert.deepEqual(h.runtime.registry.list().map((t) => t.name), ["ask", "delegate", "importer"]);
 });
 
 Deno.test("the host lets a plugin remove only its own tools and never shadow svc's", () => {

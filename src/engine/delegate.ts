@@ -1,0 +1,76 @@
+/**
+ * The `delegate` tool and what it runs: a sub-agent of a named agent type, in-process, one at a
+ * time per lead, in its own session linked to the lead's.
+ */
+import { z } from "zod";
+import type { AgentType } from "../catalog/types.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { Tool, ToolOutput } from "../tool/types.ts";
+import type { EngineEvent } from "./events.ts";
+import { answerOf, type LeadEngine, runSubAgent, succeeded } from "./sub_agent.ts";
+
+/** The description of the `delegate` tool, naming the types it can run. */
+export function delegateDescription(types: readonly AgentType[] = []): string {
+  const base = "Hand a self-contained task to a sub-agent of an agent type and get its final " +
+    "answer. It works in the same folder with its own tools, permissions and session, cannot " +
+    "ask you for anything it was not given, and one runs at a time: put everything it needs in " +
+    "`task`.";
+  if (!types.length) return base;
+  const list = types.map((t) => t.description ? `${t.name} (${t.description})` : t.name);
+  return `${base} Types: ${list.join("; ")}.`;
+}
+
+/** The `delegate` tool; the engine behind the call runs the sub-agent (`ToolContext.delegate`). */
+export function delegateTool(types: readonly AgentType[] = []): Tool {
+  return {
+    name: "delegate",
+    category: "delegate",
+    description: delegateDescription(types),
+    schema: z.object({
+      type: z.string().min(1).describe("agent type name"),
+      task: z.string().min(1).describe("the whole task, with the context the sub-agent needs"),
+    }),
+    async run(args, ctx) {
+      if (!ctx.delegate) {
+        return { content: "Error: delegate runs only inside an agent turn", ok: false };
+      }
+      return await ctx.delegate(String(args.type), String(args.task));
+    },
+  };
+}
+
+/**
+ * Runs `task` as a sub-agent of the type named `typeName` under `lead` and returns the tool
+ * result: its final answer (ok unless the sub-agent failed), or a tool error naming the known
+ * types when there is no such type.
+ */
+export async function delegate(
+  lead: LeadEngine,
+  typeName: string,
+  task: string,
+  call: { session: SessionLog; signal: AbortSignal; emit: (event: EngineEvent) => void },
+): Promise<ToolOutput> {
+  const agents = lead.deps.agents;
+  if (!agents) return { content: "Error: this engine cannot delegate", ok: false };
+  const catalog = await agents.catalog();
+  const type = catalog.types.get(typeName);
+  if (!type) {
+    const known = [...catalog.types.keys()].sort().join(", ") || "none";
+    return { content: `Error: unknown type "${typeName}"; available types: ${known}`, ok: false };
+  }
+  const run = await runSubAgent(lead, type, catalog, {
+    brief: task,
+    task,
+    parent: call.session,
+    signal: call.signal,
+    emit: call.emit,
+  });
+  const { result } = run;
+  const tokens = result.usage?.completion_tokens;
+  return {
+    content: answerOf(run),
+    ok: succeeded(result),
+    status: `${type.name} ${result.status} in ${result.duration.toFixed(1)} s` +
+      `${tokens !== undefined ? `, ${tokens} completion tokens` : ""} (session ${run.session})`,
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * Team runs: a team's stages run in order as sub-agents, each briefed with the earlier stages'
+ * results; afterwards the run is summarized into the team memory (`.svc/teams/<name>/memory.md`).
+ */
+import { join } from "node:path";
+import type { Catalog, Team } from "../catalog/types.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { TurnStatus } from "../shared/types.ts";
+import { writeFileAtomic } from "../util/atomic.ts";
+import { localDir } from "../util/dirs.ts";
+import { readTextCapped } from "../util/fs.ts";
+import type { EngineEvent, TurnError, TurnResult } from "./events.ts";
+import { turnResult } from "./result.ts";
+import { type LeadEngine, runSubAgent, type SubAgentRun, succeeded } from "./sub_agent.ts";
+
+/** Each earlier stage's result in a stage brief is capped at this many characters. */
+export const STAGE_RESULT_MAX = 4000;
+/** The team memory file keeps at most this many characters (the newest part). */
+export const TEAM_MEMORY_MAX = 16_000;
+
+/** One stage of a team run, as reported (`svc run --team --output json`). */
+export interface StageReport {
+  stage: number;
+  type: string;
+  session: string;
+  status: TurnStatus;
+  duration: number;
+}
+
+/** The outcome of a team run. */
+export interface TeamRun {
+  team: string;
+  /** The last stage's status; `error` when the run could not start. */
+  status: TurnStatus;
+  stages: StageReport[];
+  /** The TurnResult of the last stage that ran (or of the failure to start). */
+  result: TurnResult;
+  /** Where the memory was written; null when no stage ran or it could not be written. */
+  memory: string | null;
+  errors: TurnError[];
+}
+
+/** Options of a team run. */
+export interface TeamRunOptions {
+  /** The lead's session: stage sessions are linked to it. */
+  session: SessionLog;
+  signal?: AbortSignal;
+  onEvent?: (event: EngineEvent) => void;
+  /** Called as each stage starts and ends (progress for front-ends). */
+  onStage?: (stage: { stage: number; of: number; type: string; report?: StageReport }) => void;
+}
+
+const TEAM_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
+
+/** The path of a team's memory file in `worktree`. */
+export function teamMemoryPath(worktree: string, team: string): string {
+  return join(localDir(worktree), "teams", team, "memory.md");
+}
+
+/**
+ * The brief of stage `index` (0-based): team name and original task, a `## Stage N result` block
+ * per earlier stage (capped), the previous stage's handoff note, the team memory and this
+ * stage's task hint.
+ */
+export function stageBrief(
+  team: Team,
+  task: string,
+  index: number,
+  earlier: readonly SubAgentRun[],
+  memory: string,
+): string {
+  const stage = team.stages[index];
+  const parts = [
+    `You are stage ${
+      index + 1
+    } of ${team.stages.length} (${stage.type}) of the team "${team.name}".`,
+    `Original task:\n${task}`,
+  ];
+  earlier.forEach((run, i) => {
+    parts.push(`## Stage ${i + 1} result (${run.type})\n\n${capped(run.result.content.trim())}`);
+  });
+  const previous = index > 0 ? team.stages[index - 1].handoff_note : undefined;
+  if (previous) parts.push(`Handoff note from stage ${index}:\n${previous}`);
+  if (memory.trim()) parts.push(`## Team memory\n\n${memory.trim()}`);
+  parts.push(`Your part:\n${stage.task_hint || "Do your part of the original task."}`);
+  return parts.join("\n\n");
+}
+
+function capped(text: string): string {
+  if (text.length <= STAGE_RESULT_MAX) return text || "(no answer)";
+  return `${text.slice(0, STAGE_RESULT_MAX)}\n[... truncated at ${STAGE_RESULT_MAX} characters]`;
+}
+
+/**
+ * Runs `team` on `task` under `lead`. Every stage's type must exist and every type model must
+ * pass the approval gate before the first stage runs; a stage that fails (status error, empty or
+ * cancelled) stops the run. The run is then summarized with the lead's model into the team
+ * memory (a per-stage record when summarizing fails), written atomically.
+ */
+export async function runTeam(
+  lead: LeadEngine,
+  team: Team,
+  task: string,
+  catalog: Catalog,
+  options: TeamRunOptions,
+): Promise<TeamRun> {
+  const started = performance.now();
+  const emit = options.onEvent ?? (() => {});
+  const signal = options.signal ?? new AbortController().signal;
+  const agents = lead.deps.agents;
+  if (!agents) throw new Error("runTeam needs an engine built by a runtime");
+  const refuse = (code: string, message: string): TeamRun => {
+    emit({ type: "error", code, message });
+    return refusedTeamRun(lead, team.name, options.session, { code, message }, started);
+  };
+  if (!TEAM_NAME.test(team.name) || team.name.includes("..")) {
+    return refuse("team", `team name "${team.name}" cannot name a memory folder`);
+  }
+  if (!team.stages.length) return refuse("team", `team "${team.name}" has no stages`);
+  const types = [];
+  for (const [i, stage] of team.stages.entries()) {
+    const type = catalog.types.get(stage.type);
+    if (!type) {
+      const known = [...catalog.types.keys()].sort().join(", ") || "none";
+      return refuse(
+        "unknown_type",
+        `unknown type "${stage.type}" in stage ${
+          i + 1
+        } of team "${team.name}"; available types: ${known}`,
+      );
+    }
+    types.push(type);
+  }
+  // The approval gate, once for the whole team, before anything runs.
+  for (const model of new Set(types.flatMap((t) => t.model ? [t.model] : []))) {
+    try {
+      await agents.checkModel(model);
+    } catch (err) {
+      return refuse("provider", (err as Error).message);
+    }
+  }
+
+  const memoryPath = teamMemoryPath(lead.deps.worktree, team.name);
+  const memory = await readMemory(memoryPath);
+  await options.session.appendMessage({
+    role: "command",
+    content: `team ${team.name}: ${task}`,
+    timestamp: new Date().toISOString(),
+  });
+  const runs: SubAgentRun[] = [];
+  const stages: StageReport[] = [];
+  for (const [i, stage] of team.stages.entries()) {
+    if (signal.aborted) break;
+    options.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type });
+    const run = await runSubAgent(lead, types[i], catalog, {
+      brief: stageBrief(team, task, i, runs, memory),
+      task,
+      parent: options.session,
+      mode: stage.mode,
+      signal,
+      emit,
+    });
+    runs.push(run);
+    const report = {
+      stage: i + 1,
+      type: stage.type,
+      session: run.session,
+      status: run.result.status,
+      duration: run.result.duration,
+    };
+    stages.push(report);
+    options.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type, report });
+    if (!succeeded(run.result)) break;
+  }
+  const last = runs[runs.length - 1];
+  const errors: TurnError[] = [...(last?.result.errors ?? [])];
+  let written: string | null = null;
+  if (runs.length) {
+    const text = await summarize(lead, team, task, runs, memory, signal);
+    try {
+      await writeFileAtomic(memoryPath, text, {
+        parents: true,
+        ...(lead.deps.trusted ? {} : { confineTo: lead.deps.worktree }),
+      });
+      written = memoryPath;
+    } catch (err) {
+      const message = `could not write the team memory ${memoryPath}: ${(err as Error).message}`;
+      errors.push({ code: "team_memory", message, at: new Date().toISOString() });
+      emit({ type: "warning", message });
+    }
+  }
+  const status: TurnStatus = signal.aborted && (!last || succeeded(last.result))
+    ? "cancelled"
+    : last?.result.status ?? "cancelled";
+  return {
+    team: team.name,
+    status,
+    stages,
+    memory: written,
+    errors,
+    result: last?.result ?? turnResult({
+      status,
+      model: lead.deps.model,
+      provider: lead.deps.provider,
+      session: options.session.name,
+      started,
+    }),
+  };
+}
+
+/** A team run that could not start: no stage ran, status `error`, the reason as its error. */
+export function refusedTeamRun(
+  lead: LeadEngine,
+  team: string,
+  session: SessionLog,
+  why: { code: string; message: string },
+  started = performance.now(),
+): TeamRun {
+  const error = { ...why, at: new Date().toISOString() };
+  return {
+    team,
+    status: "error",
+    stages: [],
+    memory: null,
+    errors: [error],
+    result: turnResult({
+      status: "error",
+      errors: [error],
+      model: lead.deps.model,
+      provider: lead.deps.provider,
+      session: session.name,
+      started,
+    }),
+  };
+}
+
+async function readMemory(path: string): Promise<string> {
+  try {
+    return (await readTextCapped(path, TEAM_MEMORY_MAX * 4, { head: true })).text;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The new team memory: the lead's model summarizes the run, seeded with the memory so far; when
+ * that fails, the memory so far plus one line per stage.
+ */
+async function summarize(
+  lead: LeadEngine,
+  team: Team,
+  task: string,
+  runs: readonly SubAgentRun[],
+  memory: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const at = new Date().toISOString();
+  const transcript = runs.map((run, i) =>
+    `## Stage ${i + 1} (${run.type}): ${run.result.status}\n\n${capped(run.result.content.trim())}`
+  ).join("\n\n");
+  if (!signal.aborted) {
+    const reply = await lead.deps.client.chatNonStreaming({
+      model: lead.deps.model,
+      max_tokens: 1024,
+      reasoning: lead.deps.config.reasoning,
+      messages: [
+        {
+          role: "system",
+          content: "You keep the memory of an agent team: what future runs need to know. Merge " +
+            "the memory so far with this run into at most 300 words of plain Markdown: decisions, " +
+            "facts learned, open problems. No preamble.",
+        },
+        {
+          role: "user",
+          content: `Team: ${team.name}\nTask: ${task}\n\n# Memory so far\n\n${
+            memory.trim() || "(none)"
+          }\n\n# This run\n\n${transcript}`,
+        },
+      ],
+    }, signal).catch((err) => ({ error: String(err), content: "" }));
+    if (!reply.error && reply.content.trim()) return tail(`${reply.content.trim()}\n`);
+  }
+  const lines = runs.map((run, i) =>
+    `- Stage ${i + 1} (${run.type}, session ${run.session}): ${run.result.status}: ${
+      oneLine(run.result.content || run.result.errors[0]?.message || "")
+    }`
+  );
+  const entry = `## Run ${at}: ${task.split("\n")[0].slice(0, 200)}\n\n${lines.join("\n")}\n`;
+  return tail(memory.trim() ? `${memory.trim()}\n\n${entry}` : entry);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}...` : flat;
+}
+
+function tail(text: string): string {
+  return text.length <= TEAM_MEMORY_MAX ? text : text.slice(text.length - TEAM_MEMORY_MAX);
+}
