@@ -1,5 +1,9 @@
+import type { Engine } from "../engine/engine.ts";
 import type { EngineEvent, TurnResult } from "../engine/events.ts";
 import { turnResult } from "../engine/result.ts";
+import { typeOverrides } from "../engine/sub_agent.ts";
+import type { TeamRun } from "../engine/team.ts";
+import type { SessionLog } from "../session/log.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { readBodyCapped } from "../util/read_body.ts";
@@ -20,6 +24,8 @@ export interface RunFlags {
   no?: boolean;
   approveModel?: boolean;
   path?: string;
+  type?: string;
+  team?: string;
 }
 
 /** Exit code of `svc run` for a turn status. */
@@ -39,6 +45,9 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 /** Runs one headless turn for `svc run` and returns the exit code. */
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
   if (flags.yes && flags.no) return usage("--yes and --no cannot be combined");
+  if (flags.type && flags.team) {
+    return usage("--type and --team cannot be combined (a team's stages have their own types)");
+  }
   if (flags.prompt !== undefined && words.length) {
     const extra = JSON.stringify(words.join(" "));
     return usage(`give the prompt with --prompt or as words, not both (extra words: ${extra})`);
@@ -63,11 +72,12 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     : flags.no
     ? fixedApprover({ answer: "deny", by: "flag" })
     : undefined;
-  let engine;
+  let engine: Engine;
+  let session: SessionLog;
   try {
     const runtime = await Runtime.load(flags);
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
-    const session = flags.sessionId
+    session = flags.sessionId
       ? await runtime.sessions.openOrCreate(flags.sessionId)
       : runtime.sessions.create(interactiveName(new Date(), prompt));
     try {
@@ -76,7 +86,21 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
       const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
       return failEarly(message, json, { ...flags, sessionId: session.name }, "session_write");
     }
-    engine = await runtime.engine({ headless: true, approver, session });
+    const catalog = flags.type || flags.team ? await runtime.catalog() : undefined;
+    for (const warning of catalog?.warnings ?? []) console.error(`warning: ${warning}`);
+    const type = flags.type ? catalog!.types.get(flags.type) : undefined;
+    if (flags.type && !type) {
+      return usage(`unknown type "${flags.type}"; available types: ${names(catalog!.types)}`);
+    }
+    if (flags.team && !catalog!.teams.has(flags.team)) {
+      return usage(`unknown team "${flags.team}"; available teams: ${names(catalog!.teams)}`);
+    }
+    engine = await runtime.engine({
+      headless: true,
+      approver,
+      session,
+      ...(type ? typeOverrides(runtime.config.tool_permission, type, catalog!, 0) : {}),
+    });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
   }
@@ -104,7 +128,29 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     : (event: EngineEvent) =>
       renderTextEvent(event, { verbose: Boolean(flags.verbose), out: write });
   try {
-    const result = await engine.runTurn(prompt, { signal: controller.signal, onEvent });
+    const team = flags.team
+      ? await engine.runTeam(flags.team, prompt, {
+        session,
+        signal: controller.signal,
+        onEvent,
+        onStage: ({ stage, of, type, report }) =>
+          console.error(
+            report
+              ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
+                report.duration.toFixed(1)
+              } s (session ${report.session})`
+              : `svc run: stage ${stage}/${of} ${type}: running`,
+          ),
+      })
+      : undefined;
+    const result = team ? teamResult(team) : await engine.runTurn(prompt, {
+      signal: controller.signal,
+      onEvent,
+    });
+    if (team && !json) {
+      if (result.content) write(result.content);
+      if (team.memory) console.error(`svc run: team memory written to ${team.memory}`);
+    }
     if (json) console.log(JSON.stringify(result, null, 2));
     else if (result.content && !result.content.endsWith("\n")) write("\n");
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
@@ -114,6 +160,25 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     Deno.removeSignalListener("SIGINT", onSigint);
     for (const [signal, listener] of stops) Deno.removeSignalListener(signal, listener);
   }
+}
+
+/** A team run as `svc run` reports it: the last stage's TurnResult with the stages listed. */
+function teamResult(run: TeamRun): TurnResult & { stages: object[] } {
+  return {
+    ...run.result,
+    status: run.status,
+    errors: run.errors,
+    stages: run.stages.map(({ type, session, status, duration }) => ({
+      type,
+      session,
+      status,
+      duration,
+    })),
+  };
+}
+
+function names(map: ReadonlyMap<string, unknown>): string {
+  return [...map.keys()].sort().join(", ") || "none";
 }
 
 function usage(message: string): number {

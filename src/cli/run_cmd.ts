@@ -16,6 +16,8 @@ export function runCommand(setExit: (code: number) => void): Command {
     .option("--session-id <name>", "load or create this persistent session")
     .option("--yes", "approve ask-gated tool calls")
     .option("--no", "deny ask-gated tool calls explicitly (the default when headless)")
+    .option("--type <name>", "run the prompt as this agent type (svc types list)")
+    .option("--team <name>", "run the prompt as a team's task, stage by stage (svc teams list)")
     .option("--approve-model", "approve a model named by an agent type or team")
     .option("--path <dir>", "worktree (default: the current directory)")
     .argument("[prompt...]", "the prompt, when --prompt is not given")

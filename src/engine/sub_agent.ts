@@ -70,6 +70,24 @@ export function subAgentPermissions(
 }
 
 /**
+ * What makes an engine at `depth` an agent of `type`: its prompt with skills, its model (through
+ * the approval gate), its permissions over `permissions`. Sub-agents, `svc run --type` and jobs
+ * share it.
+ */
+export function typeOverrides(
+  permissions: ToolPermission,
+  type: AgentType,
+  catalog: Catalog,
+  depth: number,
+): EngineOverrides {
+  return {
+    typePrompt: typePrompt(type, catalog),
+    ...(type.model ? { model: type.model, modelFrom: "type" as const } : {}),
+    tool_permission: subAgentPermissions(permissions, type, depth),
+  };
+}
+
+/**
  * The overrides of a sub-agent of `type` under `lead`: the type's prompt (with skills) and model,
  * merged permissions, headless with ask-gated calls denied, build mode unless a team stage sets
  * one (a lead in plan mode keeps its sub-agents in plan mode), the lead to consult, and the
@@ -82,11 +100,8 @@ export function subAgentOverrides(
   run: { task: string; session: SessionLog; mode?: "plan" | "build" },
 ): EngineOverrides {
   const askHuman = lead.askHuman;
-  const depth = lead.depth + 1;
   return {
-    typePrompt: typePrompt(type, catalog),
-    ...(type.model ? { model: type.model, modelFrom: "type" as const } : {}),
-    tool_permission: subAgentPermissions(lead.config.tool_permission, type, depth),
+    ...typeOverrides(lead.config.tool_permission, type, catalog, lead.depth + 1),
     mode: lead.config.mode === "plan" ? "plan" : run.mode ?? "build",
     headless: true,
     lead: {
