@@ -1,3 +1,4 @@
+import type { Catalog } from "../catalog/types.ts";
 import { loadConfigReport, type LoadedConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { askTool } from "../engine/ask.ts";
@@ -62,6 +63,7 @@ export class Runtime implements EngineFactory {
   #owners: ReadonlyMap<string, string>;
   #connections = new Map<string, Promise<ConnectedModel>>();
   #untrustedBaseUrlFile?: string;
+  #catalog?: Promise<Catalog>;
 
   constructor(parts: RuntimeParts) {
     this.worktree = parts.worktree;
@@ -114,6 +116,16 @@ export class Runtime implements EngineFactory {
   /** The worktree's sessions (`.svc/sessions`). */
   get sessions(): SessionStore {
     return this.#sessions ??= new SessionStore(this.worktree, { confine: !this.trusted });
+  }
+
+  /**
+   * The worktree's agent types, teams and skills (bundled < plugin < global < local, trust
+   * applied), loaded on first use and then kept; broken files are in its `warnings`.
+   */
+  catalog(): Promise<Catalog> {
+    return this.#catalog ??= import("../catalog/load.ts").then(({ loadCatalog }) =>
+      loadCatalog({ worktree: this.worktree, trusted: this.trusted, plugins: this.plugins })
+    );
   }
 
   /** Tools of the base registry plus those added at run time. */
