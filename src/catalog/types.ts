@@ -21,6 +21,12 @@ export interface AgentType {
    * caller's categories merged with `tool_permission` give (deny > ask > allow).
    */
   tighten?: Partial<Record<Category, Action>>;
+  /**
+   * Tool names the sub-agent may not use, added to the caller's `tools.deny` (never replacing
+   * it). Lets a type allow the bash category for `code_test` without `run_command`. Replaced per
+   * field by a higher layer, except that an untrusted worktree's list is only added.
+   */
+  tools_deny?: string[];
   /** Skill names injected as a `## Skills` section; missing ones are skipped silently. */
   skills?: string[];
   description?: string;

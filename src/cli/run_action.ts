@@ -87,7 +87,6 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
       return failEarly(message, json, { ...flags, sessionId: session.name }, "session_write");
     }
     const catalog = flags.type || flags.team ? await runtime.catalog() : undefined;
-    for (const warning of catalog?.warnings ?? []) console.error(`warning: ${warning}`);
     const type = flags.type ? catalog!.types.get(flags.type) : undefined;
     if (flags.type && !type) {
       return usage(`unknown type "${flags.type}"; available types: ${names(catalog!.types)}`);

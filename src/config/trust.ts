@@ -50,6 +50,32 @@ export async function setTrusted(folder: string, remove = false): Promise<string
 
 const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
 
+/** Whether `action` would loosen `base` (allow over ask or deny, ask over deny). */
+export function isLooser(action: Action, base: Action): boolean {
+  return RANK[action] > RANK[base];
+}
+
+/** The stricter of two actions: deny over ask over allow. */
+export function stricterAction(a: Action, b: Action): Action {
+  return RANK[a] <= RANK[b] ? a : b;
+}
+
+/**
+ * `base` with each action of `tighten` applied only where it is stricter: how an untrusted
+ * worktree's permissions (a local agent type's `tighten`) meet the ones in force. A category
+ * `base` leaves out stands at its default (DEFAULT_ACTIONS) for the comparison.
+ */
+export function tightenPermissions<T extends Partial<Record<Category, Action>>>(
+  base: T,
+  tighten: Partial<Record<Category, Action>> = {},
+): T {
+  const result: Partial<Record<Category, Action>> = { ...base };
+  for (const [key, action] of Object.entries(tighten) as Array<[Category, Action]>) {
+    result[key] = stricterAction(base[key] ?? DEFAULT_ACTIONS[key], action);
+  }
+  return result as T;
+}
+
 /**
  * An untrusted local layer without what would loosen the policy set by the global layer and the
  * defaults, plus the names of the keys it dropped. Tightening stays: stricter actions, `tools.deny`
@@ -97,7 +123,7 @@ export function restrictUntrusted(
       }
       const baseAction = (base[key] ?? DEFAULT_ACTIONS[key as Category]) as Action | undefined;
       const action = value as Action;
-      if (baseAction && action in RANK && RANK[action] > RANK[baseAction]) {
+      if (baseAction && action in RANK && isLooser(action, baseAction)) {
         ignored.push(`tool_permission.${key}`);
       } else kept[key] = value;
     }

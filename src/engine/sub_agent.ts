@@ -3,10 +3,9 @@
  * session linked to the lead's. Delegation and team stages both run through `runSubAgent`.
  */
 import type { AgentType, Catalog } from "../catalog/types.ts";
-import type { Action, Category, ToolPermission } from "../config/schema.ts";
-import { stricter } from "../policy/evaluate.ts";
+import type { ToolPermission } from "../config/schema.ts";
+import { tightenPermissions } from "../config/trust.ts";
 import type { SessionLog } from "../session/log.ts";
-import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import type { EngineEvent, TurnResult } from "./events.ts";
 import { turnResult } from "./result.ts";
@@ -59,19 +58,14 @@ export function subAgentPermissions(
   type: AgentType,
   depth: number,
 ): ToolPermission {
-  const merged: ToolPermission = { ...lead, ...type.tool_permission };
-  const actionOf = (category: Category): Action =>
-    (merged[category] as Action | undefined) ?? DEFAULT_ACTIONS[category];
-  for (const [category, action] of Object.entries(type.tighten ?? {})) {
-    merged[category as Category] = stricter(actionOf(category as Category), action as Action);
-  }
+  const merged = tightenPermissions({ ...lead, ...type.tool_permission }, type.tighten);
   if (depth >= MAX_DELEGATION_DEPTH) merged.delegate = "deny";
   return merged;
 }
 
 /**
  * What makes an engine at `depth` an agent of `type`: its prompt with skills, its model (through
- * the approval gate), its permissions over `permissions`. Sub-agents, `svc run --type` and jobs
+ * the approval gate), its permissions over `permissions`, its `tools_deny` added to `tools.deny`. Sub-agents, `svc run --type` and jobs
  * share it.
  */
 export function typeOverrides(
@@ -84,6 +78,7 @@ export function typeOverrides(
     typePrompt: typePrompt(type, catalog),
     ...(type.model ? { model: type.model, modelFrom: "type" as const } : {}),
     tool_permission: subAgentPermissions(permissions, type, depth),
+    ...(type.tools_deny?.length ? { "tools.deny": type.tools_deny } : {}),
   };
 }
 

@@ -31,11 +31,6 @@ export interface Decision {
 
 const SEVERITY: Record<Action, number> = { allow: 0, ask: 1, deny: 2 };
 
-/** The stricter of two actions: deny over ask over allow. */
-export function stricter(a: Action, b: Action): Action {
-  return SEVERITY[a] >= SEVERITY[b] ? a : b;
-}
-
 /**
  * Decides allow, ask or deny. Name lists come first, then plan mode, then the category action;
  * a resolver can only tighten it, and a path outside the worktree escalates allow to ask.

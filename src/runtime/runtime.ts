@@ -1,5 +1,6 @@
 import { loadConfigReport, type LoadedConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
+import { loadCatalog } from "../catalog/load.ts";
 import type { Catalog } from "../catalog/types.ts";
 import { askTool } from "../engine/ask.ts";
 import { delegateTool } from "../engine/delegate.ts";
@@ -111,10 +112,13 @@ export class Runtime implements EngineFactory {
     const loaded = await loadConfigReport(worktree, overrides);
     const { config, trusted } = loaded;
     const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+    // Loaded now, not on first use: the delegate tool's description names the types.
+    const catalog = await loadCatalog({ worktree, trusted, plugins });
     const warnings = [
       ...loaded.warnings,
       ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
         .map((p) => `plugin ${p.name}: ${p.message}`),
+      ...catalog.warnings,
     ];
     return new Runtime({
       worktree,
@@ -127,16 +131,7 @@ export class Runtime implements EngineFactory {
       warnings,
       init,
       loaded,
-    });
-  }
-
-  /** The merged agent types, teams and skills. */
-  catalog(): Promise<Catalog> {
-    return this.#catalog ??= Promise.resolve({
-      types: new Map(),
-      teams: new Map(),
-      skills: new Map(),
-      warnings: [],
+      catalog,
     });
   }
 
@@ -165,6 +160,18 @@ export class Runtime implements EngineFactory {
   /** The worktree's sessions (`.svc/sessions`). */
   get sessions(): SessionStore {
     return this.#sessions ??= new SessionStore(this.worktree, { confine: !this.trusted });
+  }
+
+  /**
+   * The worktree's agent types, teams and skills (bundled < plugin < global < local, trust
+   * applied), loaded on first use and then kept; broken files are in its `warnings`.
+   */
+  catalog(): Promise<Catalog> {
+    return this.#catalog ??= loadCatalog({
+      worktree: this.worktree,
+      trusted: this.trusted,
+      plugins: this.plugins,
+    });
   }
 
   /** Tools of the base registry plus those added at run time. */
