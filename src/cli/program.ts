@@ -9,6 +9,7 @@ import { pluginsCommand } from "./plugins_cmd.ts";
 import { serveCommand } from "./serve_cmd.ts";
 import { mcpCommand } from "./mcp_cmd.ts";
 import { trustCommand } from "./trust_cmd.ts";
+import { evalCommand } from "./eval_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /**
@@ -26,6 +27,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program.addCommand(serveCommand(setExit));
   program.addCommand(mcpCommand(setExit));
   program.addCommand(trustCommand(setExit));
+  program.addCommand(evalCommand(setExit));
   const harden = (command: Command, path: string) => {
     command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
     for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);
