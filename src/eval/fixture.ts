@@ -170,7 +170,22 @@ export function parseFixture(raw: unknown, where: string): Fixture {
   const checked = FixtureSchema.safeParse(raw);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0];
-  const field = issue.path.length ? `"${issue.path.join(".")}"` : "fixture";
-  const keys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
-  throw new FixtureError(`Invalid fixture in ${where}: ${field}: ${issue.message}${keys}`);
+  // A record key that fails its own check (a file path) is reported with that check's message.
+  const message = issue.code === "invalid_key"
+    ? issue.issues[0]?.message ?? issue.message
+    : issue.message;
+  const field = issue.path.length ? `field ${fieldName(issue.path)}: ` : "";
+  throw new FixtureError(`Invalid fixture in ${where}: ${field}${message}`);
+}
+
+/** `verify.args.0.match`, with keys that are not plain words quoted: `files["a/b.txt"]`. */
+function fieldName(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `.${part}`;
+    else if (typeof part === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(part)) {
+      out += out ? `.${part}` : part;
+    } else out += `[${JSON.stringify(String(part))}]`;
+  }
+  return out;
 }

@@ -93,8 +93,9 @@ export function redundantCalls(calls: readonly CallObservation[]): number {
   let redundant = 0;
   for (const call of calls) {
     if (seen.has(call.key)) redundant++;
-    else seen.add(call.key);
+    // After a change only the change itself is known: repeating it at once is still redundant.
     if (call.mutating) seen = new Set();
+    seen.add(call.key);
   }
   return redundant;
 }
