@@ -204,3 +204,12 @@ Deno.test("a fixture's nested files are provisioned inside the trial worktree on
   const tool = run.transcript.session.messages.find((m) => m.role === "tool");
   assert.match(tool!.content!, /1\tinside/);
 });
+
+Deno.test("the example fixtures in docs/eval.md are valid", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/eval.md", import.meta.url));
+  const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]));
+  assert.deepEqual(
+    blocks.map((raw) => parseFixture(raw, "docs/eval.md").id),
+    ["secret-word", "write-greeting"],
+  );
+});
