@@ -25,11 +25,10 @@ export function evalCommand(setExit: (code: number) => void): Command {
     .description(
       "Run fixtures and print a table or JSON report; exit 0 when every fixture passed every trial",
     )
-    .option(
-      "--fixture <ids>",
-      "fixture ids, comma-separated or repeated (default: all)",
-      collect,
-      [],
+    .addOption(
+      new Option("--fixture <ids>", "fixture ids, comma-separated or repeated")
+        .argParser(collect)
+        .default([], "all"),
     )
     .option("--provider <id>", "provider id (openai, anthropic, openrouter, generic, ...)")
     .option("--model <model>", "model id or provider/model ref (auto-approved)")

@@ -110,7 +110,7 @@ export interface TrialRecord {
   calls: number;
   /** Streamed rounds (requests to the provider). */
   rounds: number;
-  /** Against the fixture's `expected` trace; null without one. */
+  /** Against the fixture's `expected` trace; null without one and for engine errors. */
   precision: number | null;
   recall: number | null;
   f1: number | null;
@@ -292,7 +292,10 @@ function judge(
     if (result.status !== "ok") failures.unshift(`the turn ended with status ${result.status}`);
     outcome = failures.length ? "fail" : "pass";
   }
-  const scores = fixture.expected ? traceScores(trace, fixture.expected.map(ctx.canonical)) : null;
+  // A backend failure says nothing about how the model uses tools: its trace is not scored.
+  const scores = fixture.expected && outcome !== "engine_error"
+    ? traceScores(trace, fixture.expected.map(ctx.canonical))
+    : null;
   const usage = result.usage;
   const tokens: Tokens | null = usage
     ? {

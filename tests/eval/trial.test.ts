@@ -155,6 +155,7 @@ Deno.test("a failing backend ends the trial as engine_error with the provider's 
     { code: "http_500", message: "generic returned HTTP 500: HTTP 500" },
   ]);
   assert.deepEqual(run.record.trace, []);
+  assert.deepEqual([run.record.precision, run.record.recall, run.record.f1], [null, null, null]);
 });
 
 Deno.test("a trial past its wall-clock limit ends as timeout, promptly", async () => {
