@@ -91,6 +91,10 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
       return usage("--compare takes two or more different models, comma-separated");
     }
   }
+  if (flags.report) {
+    const problem = await reportFolderProblem(resolve(flags.report));
+    if (problem) return usage(`--report ${flags.report} ${problem}; give a new or empty folder`);
+  }
   let runtime: Runtime;
   let selected: LoadedFixture[];
   let targets: EvalTarget[];
@@ -186,6 +190,17 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
+}
+
+/** Why `dir` cannot take a report (one run per folder, so transcripts never mix), if it cannot. */
+async function reportFolderProblem(dir: string): Promise<string | undefined> {
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) return "is not a folder";
+    for await (const _ of Deno.readDir(dir)) return "is not empty";
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return `cannot be read (${(err as Error).message})`;
+  }
+  return undefined;
 }
 
 /** The merged fixtures of the runtime's worktree. */

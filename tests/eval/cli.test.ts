@@ -270,7 +270,7 @@ Deno.test("svc eval run leaves the user's worktree and sessions untouched", asyn
 });
 
 Deno.test("svc eval usage errors exit 2 with a one-line reason", async () => {
-  await using t = await sandbox();
+  await using t = await sandbox({ "notes.txt": "x" });
   const table: Array<[string[], string]> = [
     [["--repeats", "0"], "svc eval: --repeats takes a whole number from 1 to 1000\n"],
     [["--max-rounds", "65"], "svc eval: --max-rounds takes a whole number from 1 to 64\n"],
@@ -295,6 +295,15 @@ Deno.test("svc eval usage errors exit 2 with a one-line reason", async () => {
   for (const [args, stderr] of table) {
     const out = await svc(["eval", "run", ...args], { cwd: t.worktree, env: t.env });
     assert.deepEqual(out, { code: 2, stdout: "", stderr }, args.join(" "));
+  }
+  for (const report of [".", "notes.txt"]) {
+    const out = await svc(["eval", "run", "--report", report], { cwd: t.worktree, env: t.env });
+    const problem = report === "." ? "is not empty" : "is not a folder";
+    assert.deepEqual(out, {
+      code: 2,
+      stdout: "",
+      stderr: `svc eval: --report ${report} ${problem}; give a new or empty folder\n`,
+    });
   }
   const bad = await svc(["eval", "run", "--output", "xml"], { cwd: t.worktree, env: t.env });
   assert.equal(bad.code, 2);
