@@ -10,6 +10,7 @@ import { serveCommand } from "./serve_cmd.ts";
 import { mcpCommand } from "./mcp_cmd.ts";
 import { trustCommand } from "./trust_cmd.ts";
 import { catalogCommand } from "./catalog_cmd.ts";
+import { evalCommand } from "./eval_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /**
@@ -30,6 +31,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program.addCommand(catalogCommand("types", setExit));
   program.addCommand(catalogCommand("skills", setExit));
   program.addCommand(catalogCommand("teams", setExit));
+  program.addCommand(evalCommand(setExit));
   const harden = (command: Command, path: string) => {
     command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
     for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);

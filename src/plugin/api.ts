@@ -132,11 +132,18 @@ export interface ServiceDef {
   };
 }
 
+/** An eval fixture (`svc eval`); docs/eval.md describes every key. */
 export interface EvalFixtureDef {
   id: string;
+  description?: string;
   prompt: string;
+  /** Relative path to content, written into each trial's temporary worktree. */
   files?: Record<string, string>;
+  /** The tool-name trace a good run makes. */
   expected?: string[];
+  /** Categories changed from the eval defaults: read, list, edit, web; allow or deny. */
+  permissions?: Record<string, string>;
+  /** The verifier: exact, must_include, avoid, max_calls, min_calls, args, answer, files. */
   verify?: Record<string, unknown>;
 }
 

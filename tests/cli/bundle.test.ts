@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { sandbox } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
+import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 
 Deno.test("deno task bundle output runs from another folder with every bundled plugin", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
@@ -27,7 +28,13 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
   const listed = await run(["plugins", "list", "--json"]);
   const loaded = JSON.parse(new TextDecoder().decode(listed.stdout))
     .filter((p: { status: string }) => p.status === "loaded").length;
-  assert.equal(loaded, 7);
+  assert.equal(loaded, BUNDLED_PLUGINS.length);
+  // svc-core-eval's generated fixtures survive bundling.
+  const fixtures = await run(["eval", "list", "--output", "json"]);
+  assert.deepEqual(
+    JSON.parse(new TextDecoder().decode(fixtures.stdout)).map((f: { id: string }) => f.id),
+    ["find-then-read", "grep-symbol", "list-directory", "page-large-file", "read-file-lines"],
+  );
   const out = await run([
     "run",
     "--base-url",

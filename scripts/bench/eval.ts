@@ -1,0 +1,123 @@
+/**
+ * `svc eval` against an instant provider (the scripted perfect agent, in another process):
+ * - svc's own cost per trial: a trial's wall time (temporary worktree created, provisioned and
+ *   removed; runtime and engine built; the turn run and judged) minus its provider round trips;
+ * - the five bundled fixtures x 3 repeats as one whole `svc eval run` process.
+ */
+import { join } from "node:path";
+import { BUNDLED_PLUGINS, ConfigSchema } from "../../src/config/schema.ts";
+import { parseFixture } from "../../src/eval/fixture.ts";
+import { evalConfig, runTrial } from "../../src/eval/trial.ts";
+import { loadPlugins } from "../../src/plugin/load.ts";
+import { createChatClient } from "../../src/provider/sse_client.ts";
+import { MAIN, median, report, timeProcess } from "./_util.ts";
+
+const provider = new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", "--quiet", new URL("./_eval_provider.ts", import.meta.url).pathname],
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+const reader = provider.stdout.pipeThrough(new TextDecoderStream()).getReader();
+const url = (await reader.read()).value!.trim();
+
+const base = await Deno.makeTempDir({ prefix: "svc-bench-eval-" });
+const plugins = await loadPlugins({
+  worktree: base,
+  globalDir: join(base, "global"),
+  names: BUNDLED_PLUGINS,
+  trustLocal: false,
+});
+const fixtures = plugins.fixtures.map((raw) => parseFixture(raw, "bundled"));
+const config = evalConfig(ConfigSchema.parse({}));
+const client = createChatClient({
+  provider: "generic",
+  baseUrl: url,
+  apiKey: "",
+  streamRetries: 0,
+  retryDelay: 0,
+  idleTimeout: 30,
+});
+const setup = { tools: plugins.tools, owners: plugins.owners, config };
+const target = {
+  connection: {
+    provider: "generic",
+    baseUrl: url,
+    model: "m",
+    apiKey: "",
+    unfolded: false,
+    warnings: [],
+    client,
+  },
+};
+const signal = new AbortController().signal;
+
+/** One bare streamed request and its whole answer, as the engine's client makes it. */
+async function roundTrip(): Promise<number> {
+  const start = performance.now();
+  for await (
+    const _ of client.chat({ model: "m", messages: [{ role: "user", content: "hi" }] }, signal)
+  ) {
+    // drain
+  }
+  return performance.now() - start;
+}
+
+// Calibration: the provider's own round trip, which the per-trial figure is built on.
+for (let i = 0; i < 20; i++) await roundTrip();
+const trips: number[] = [];
+for (let i = 0; i < 50; i++) trips.push(await roundTrip());
+report("calibration: one bare provider round trip", trips);
+const trip = median(trips);
+
+const limits = { maxRounds: 10, timeoutMs: 30_000 };
+const walls: number[] = [];
+const own: number[] = [];
+const byFixture = new Map<string, number[]>();
+for (let i = 0; i < 120; i++) {
+  const fixture = fixtures[i % fixtures.length];
+  const start = performance.now();
+  const run = await runTrial(setup, target, fixture, 1, limits);
+  const wall = performance.now() - start;
+  if (run.record.outcome !== "pass") throw new Error(`bench trial failed: ${run.record.failures}`);
+  if (i >= 20) {
+    walls.push(wall);
+    own.push(wall - run.record.rounds * trip);
+    byFixture.set(fixture.id, [
+      ...byFixture.get(fixture.id) ?? [],
+      wall - run.record.rounds * trip,
+    ]);
+  }
+}
+report("one trial (a bundled fixture, perfect agent): wall", walls);
+report("svc's own cost per trial (wall minus round trips)", own, "ms", "< 30 ms");
+const [slowest, costs] = [...byFixture].sort((a, b) => median(b[1]) - median(a[1]))[0];
+report(`  slowest fixture: ${slowest}`, costs, "ms", "< 30 ms");
+
+const home = join(base, "home");
+const cwd = join(base, "work");
+await Deno.mkdir(home);
+await Deno.mkdir(cwd);
+const whole: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const sample = await timeProcess([
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--quiet",
+    MAIN,
+    "eval",
+    "run",
+    "--base-url",
+    url,
+    "--model",
+    "m",
+    "--report",
+    join(base, `report-${i}`),
+  ], { cwd, env: { HOME: home, NO_COLOR: "1" } });
+  whole.push(sample.wall);
+}
+report("svc eval run: 5 bundled fixtures x 3 repeats", whole, "ms", "< 5000 ms");
+
+provider.kill();
+await provider.status;
+await Deno.remove(base, { recursive: true });

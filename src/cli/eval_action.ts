@@ -1,0 +1,257 @@
+import { resolve } from "node:path";
+import {
+  buildReport,
+  EvalCancelled,
+  evalConfig,
+  type EvalSetup,
+  type EvalTarget,
+  FixtureError,
+  type LoadedFixture,
+  loadFixtures,
+  modelFolder,
+  modelProvenance,
+  provenance,
+  renderFixtureList,
+  renderTable,
+  runEval,
+  type TrialDone,
+  writeReport,
+  writeTranscript,
+} from "../eval/mod.ts";
+import { Runtime } from "../runtime/runtime.ts";
+import { globalConfigDir } from "../util/dirs.ts";
+import { USAGE_EXIT } from "./usage.ts";
+
+/** Flags of `svc eval list`. */
+export interface EvalListFlags {
+  output: "table" | "json";
+  path?: string;
+}
+
+/** Flags of `svc eval run`. */
+export interface EvalRunFlags {
+  fixture: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  compare?: string;
+  output: "table" | "json";
+  repeats: string;
+  maxRounds: string;
+  timeout: string;
+  report?: string;
+  path?: string;
+}
+
+/** `svc eval list`: prints the merged fixtures; exit 1 when a fixture file is invalid. */
+export async function listFixtures(flags: EvalListFlags): Promise<number> {
+  try {
+    const runtime = await Runtime.load({ path: flags.path });
+    for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+    const fixtures = await fixturesOf(runtime);
+    if (flags.output === "json") {
+      // File contents can be large (page-large-file provisions 300 KB): sizes stand in for them.
+      const out = fixtures.map(({ fixture, origin, where, overrides }) => ({
+        ...fixture,
+        files: Object.fromEntries(
+          Object.entries(fixture.files).map(([path, text]) => [path, { chars: text.length }]),
+        ),
+        origin,
+        source: where,
+        overrides,
+      }));
+      console.log(JSON.stringify(out, null, 2));
+    } else console.log(renderFixtureList(fixtures));
+    return 0;
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+/**
+ * `svc eval run`: every selected fixture, `--repeats` times, for the model (or each model of
+ * `--compare`). Exit 0 when every fixture passed every trial, 1 when any did not (or the run
+ * could not start), 2 on usage errors, 130 after Ctrl-C.
+ */
+export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
+  const repeats = integer(flags.repeats, 1, 1000);
+  const maxRounds = integer(flags.maxRounds, 1, 64);
+  const timeout = Number(flags.timeout);
+  if (repeats === null) return usage("--repeats takes a whole number from 1 to 1000");
+  if (maxRounds === null) return usage("--max-rounds takes a whole number from 1 to 64");
+  if (!(timeout > 0 && timeout <= 86_400)) {
+    return usage("--timeout takes a number of seconds above 0 (at most 86400)");
+  }
+  const compare = flags.compare?.split(",").map((m) => m.trim()).filter(Boolean);
+  if (compare) {
+    if (flags.model) {
+      return usage("--model and --compare cannot be combined; list every model in --compare");
+    }
+    if (compare.length < 2 || new Set(compare).size !== compare.length) {
+      return usage("--compare takes two or more different models, comma-separated");
+    }
+  }
+  if (flags.report) {
+    const problem = await reportFolderProblem(resolve(flags.report));
+    if (problem) return usage(`--report ${flags.report} ${problem}; give a new or empty folder`);
+  }
+  let runtime: Runtime;
+  let selected: LoadedFixture[];
+  let targets: EvalTarget[];
+  try {
+    runtime = await Runtime.load({
+      path: flags.path,
+      provider: flags.provider,
+      model: flags.model,
+      baseUrl: flags.baseUrl,
+    });
+    for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+    const fixtures = await fixturesOf(runtime);
+    if (fixtures.length === 0) {
+      throw new FixtureError(
+        "No fixtures found: the svc-core-eval plugin is not loaded and ~/.config/svc/eval and " +
+          ".svc/eval hold none",
+      );
+    }
+    const known = new Map(fixtures.map((f) => [f.fixture.id, f]));
+    const unknown = flags.fixture.filter((id) => !known.has(id));
+    if (unknown.length) {
+      return usage(
+        `unknown fixture ${unknown.map((id) => `"${id}"`).join(", ")}; available: ${
+          [...known.keys()].join(", ")
+        }`,
+      );
+    }
+    selected = flags.fixture.length
+      ? [...new Set(flags.fixture)].map((id) => known.get(id)!)
+      : fixtures;
+    targets = compare
+      ? await Promise.all(
+        compare.map(async (model) => ({
+          connection: await runtime.connect({ model, modelFrom: "flag" }),
+        })),
+      )
+      : [{ connection: await runtime.connect() }];
+  } catch (err) {
+    return fail(err);
+  }
+  const setup: EvalSetup = {
+    tools: runtime.plugins.tools,
+    owners: runtime.plugins.owners,
+    config: evalConfig(runtime.config),
+  };
+  const limits = { maxRounds, timeoutMs: timeout * 1000 };
+  const fixtures = selected.map((f) => f.fixture);
+  let dir: string;
+  try {
+    dir = flags.report
+      ? resolve(flags.report)
+      : await Deno.makeTempDir({ prefix: `svc-eval-${stamp(new Date())}-` });
+    await Deno.mkdir(dir, { recursive: true });
+  } catch (err) {
+    return fail(new Error(`Cannot create the report folder: ${(err as Error).message}`));
+  }
+  const prov = await provenance(
+    setup,
+    fixtures,
+    targets.map((t) => modelProvenance(setup.config, t.connection)),
+    { repeats, limits },
+  );
+  const folders = targets.map((t, i) => modelFolder(i, t.connection.model));
+  const progress = progressLine();
+  const controller = new AbortController();
+  const onSigint = () => {
+    controller.abort();
+    console.error("\nsvc eval: cancelling (the trial under way is dropped)");
+  };
+  Deno.addSignalListener("SIGINT", onSigint);
+  try {
+    const results = await runEval(setup, { fixtures, targets, repeats, limits }, {
+      signal: controller.signal,
+      onTrial: async (done: TrialDone) => {
+        const path = await writeTranscript(dir, folders[done.target], done.run);
+        progress.update(done, targets[done.target].connection.model);
+        return path;
+      },
+    });
+    progress.end();
+    const report = buildReport(results, prov, dir);
+    const path = await writeReport(dir, report);
+    console.log(flags.output === "json" ? JSON.stringify(report, null, 2) : renderTable(report));
+    console.error(`svc eval: report written to ${path}`);
+    return report.passed ? 0 : 1;
+  } catch (err) {
+    progress.end();
+    if (err instanceof EvalCancelled) {
+      console.error(`svc eval: cancelled; transcripts so far are in ${dir}`);
+      return 130;
+    }
+    return fail(err);
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSigint);
+  }
+}
+
+/** Why `dir` cannot take a report (one run per folder, so transcripts never mix), if it cannot. */
+async function reportFolderProblem(dir: string): Promise<string | undefined> {
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) return "is not a folder";
+    for await (const _ of Deno.readDir(dir)) return "is not empty";
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return `cannot be read (${(err as Error).message})`;
+  }
+  return undefined;
+}
+
+/** The merged fixtures of the runtime's worktree. */
+function fixturesOf(runtime: Runtime): Promise<LoadedFixture[]> {
+  return loadFixtures({
+    plugins: runtime.plugins.fixtures,
+    globalDir: globalConfigDir(),
+    worktree: runtime.worktree,
+  });
+}
+
+/**
+ * The progress line on stderr: rewritten in place on a terminal, one line per trial elsewhere
+ * (logs keep every line).
+ */
+function progressLine() {
+  const tty = Deno.stderr.isTerminal();
+  const encoder = new TextEncoder();
+  let open = false;
+  return {
+    update(done: TrialDone, model: string) {
+      const { record } = done.run;
+      const text =
+        `svc eval: trial ${done.done} of ${done.total}: ${done.fixture.id} #${record.trial} ` +
+        `(${model}) ${record.outcome}; ${done.passes} of ${done.done} passed so far`;
+      Deno.stderr.writeSync(encoder.encode(tty ? `\r\x1b[K${text}` : `${text}\n`));
+      open = tty;
+    },
+    end() {
+      if (open) Deno.stderr.writeSync(encoder.encode("\n"));
+      open = false;
+    },
+  };
+}
+
+function stamp(date: Date): string {
+  return date.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
+}
+
+function integer(text: string, min: number, max: number): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const value = Number(text);
+  return value >= min && value <= max ? value : null;
+}
+
+function usage(message: string): number {
+  console.error(`svc eval: ${message}`);
+  return USAGE_EXIT;
+}
+
+function fail(err: unknown): number {
+  console.error(`svc eval: ${err instanceof Error ? err.message : String(err)}`);
+  return 1;
+}
