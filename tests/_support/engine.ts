@@ -10,7 +10,7 @@ import type { Approver } from "../../src/tool/approval.ts";
 import type { ToolRegistry } from "../../src/tool/registry.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import type { ServiceDef } from "../../src/plugin/api.ts";
-import { emptyLoadResult } from "../../src/plugin/load.ts";
+import { emptyLoadResult, type LoadResult } from "../../src/plugin/load.ts";
 import { type FakeProvider, type Reply, startFakeProvider } from "./fake_provider.ts";
 
 export interface Harness {
@@ -50,6 +50,8 @@ export async function harness(
     engine?: EngineOverrides;
     /** Provider id the client and engine use (its payload mapping applies); default generic. */
     provider?: string;
+    /** Loaded plugins: their tools (before `tools`), services and owners join the runtime. */
+    plugins?: LoadResult;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -75,8 +77,10 @@ export async function harness(
     worktree,
     config,
     trusted: options.trusted,
-    tools: options.tools ?? [echoTool()],
-    plugins: { ...emptyLoadResult(), services: options.services ?? [] },
+    tools: [...options.plugins?.tools ?? [], ...options.tools ?? [echoTool()]],
+    owners: options.plugins?.owners,
+    plugins: options.plugins ??
+      { ...emptyLoadResult(), services: options.services ?? [] },
     connection: {
       provider,
       baseUrl: fake.url,
