@@ -42,7 +42,7 @@ Deno.test("a tool added through the host is offered from the next turn, not mid-
   const second = await h.engine.runTurn("use it", { session });
   assert.deepEqual(second.tool_calls.map((c) => [c.name, c.ok]), [["remote.echo", true]]);
   assert.deepEqual(offeredNames(h.fake.requests[0].body), ["ask", "importer"]);
-  assert.deepEqual(offeredNames(h.fake.requests[3].body), ["ask", "importer", "remote.echo"]);
+  assert.deepEqual(offeredNames(h.fake.requests[3].body), ["ask", "importer", "remote__echo"]);
   // Every engine of the runtime sees it; the base registry stays as loaded.
   const other = await h.runtime.engine();
   assert.deepEqual(other.offeredTools().map((t) => t.name), ["ask", "importer", "remote.echo"]);
