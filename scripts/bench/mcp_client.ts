@@ -1,8 +1,9 @@
 /**
  * The MCP client against a real server (server-filesystem from npm, run by deno, over stdio):
  * how long `mcp_connect` takes to start the server, connect and list its tools, with the server's
- * own start reported separately; and what an imported tool call costs above the same call made
- * with the bare official client.
+ * own start and the bare official client's connect and list as calibration; and what an imported
+ * tool call (the one invocation path: normalize, policy, run, cap, audit) costs above the same
+ * call made with the bare official client.
  */
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -33,7 +34,6 @@ try {
   const starts: number[] = [];
   for (let i = 0; i < ROUNDS; i++) starts.push(await serverStart());
   report("calibration: server-filesystem start to first answer", starts);
-
   const plugins = await loadPlugins({ names: ["svc-core-mcp"], trustLocal: false, worktree });
   const runtime = new Runtime({
     worktree,
@@ -44,30 +44,43 @@ try {
   });
   const clients = clientsFor(runtime.added.host("svc-core-mcp"), worktree);
   const signal = new AbortController().signal;
+  // Rounds alternate between the bare client and mcp_connect; the first of each loads code.
+  const bareConnects: number[] = [];
   const connects: number[] = [];
   for (let i = 0; i < ROUNDS + 1; i++) {
-    if (i > 0) await clients.disconnect(runtime.config["mcp.servers"][0]);
-    const start = performance.now();
+    let start = performance.now();
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, stderr: "ignore" }),
+    );
+    await client.listTools();
+    if (i > 0) bareConnects.push(performance.now() - start);
+    await client.close();
+    start = performance.now();
     const [outcome] = await clients.connect(runtime.config["mcp.servers"], "fs", signal);
     if (!outcome.ok) throw new Error(outcome.text);
-    if (i > 0) connects.push(performance.now() - start); // the first loads the SDK
+    if (i > 0) connects.push(performance.now() - start);
+    if (i < ROUNDS) await clients.disconnect(runtime.config["mcp.servers"][0]);
   }
+  report("calibration: bare client start, initialize, list", bareConnects);
   report("mcp_connect: start, negotiate, list, import", connects, "ms", "< 300 ms");
-  report("mcp_connect without the server's start", [median(connects) - median(starts)]);
+  report("mcp_connect over the bare client's connect", [median(connects) - median(bareConnects)]);
 
   const raw = new Client({ name: "bench", version: "1" });
   await raw.connect(
     new StdioClientTransport({ command: entry.command, args: entry.args, stderr: "ignore" }),
   );
-  const bare = await perCall(() => raw.callTool({ name: "read_text_file", arguments: args }));
+  const tools = servedTools(runtime, { audit: () => Promise.resolve() });
+  // Rounds alternate between the two, so neither gains from running second.
+  const [bare, viaSvc] = await perCall([
+    () => raw.callTool({ name: "read_text_file", arguments: args }),
+    async () => {
+      const result = await tools.call("fs.read_text_file", args, signal);
+      if (!result.ok) throw new Error(result.content);
+    },
+  ]);
   await raw.close();
   report("bare client: read_text_file per call", bare);
-
-  const tools = servedTools(runtime, { audit: () => Promise.resolve() });
-  const viaSvc = await perCall(async () => {
-    const result = await tools.call("fs.read_text_file", args, signal);
-    if (!result.ok) throw new Error(result.content);
-  });
   report("svc imported fs.read_text_file per call", viaSvc);
   report(
     "imported call overhead over the bare client",
@@ -80,14 +93,16 @@ try {
   await Deno.remove(worktree, { recursive: true });
 }
 
-/** Milliseconds per call, one figure per round of CALLS sequential calls (after a warm-up). */
-async function perCall(call: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 50; i++) await call();
-  const rounds: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    const start = performance.now();
-    for (let i = 0; i < CALLS; i++) await call();
-    rounds.push((performance.now() - start) / CALLS);
+/** Milliseconds per call of each of `calls`, one figure per round of CALLS sequential calls. */
+async function perCall(calls: Array<() => Promise<unknown>>): Promise<number[][]> {
+  for (const call of calls) for (let i = 0; i < 50; i++) await call();
+  const rounds: number[][] = calls.map(() => []);
+  for (let round = 0; round < 6; round++) {
+    for (const [index, call] of calls.entries()) {
+      const start = performance.now();
+      for (let i = 0; i < CALLS; i++) await call();
+      rounds[index].push((performance.now() - start) / CALLS);
+    }
   }
   return rounds;
 }
