@@ -119,5 +119,11 @@ export interface Tool {
   resolvePolicy?(args: ResolverArgs, worktree: string): Resolved | undefined;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */
   usesHost?: boolean;
+  /**
+   * Why the tool has nothing to do under this config (mcp_connect without any `mcp.servers`), or
+   * undefined when it has. An unavailable tool is not offered, as if the policy denied it, and the
+   * audit gives this reason.
+   */
+  unavailable?(config: Readonly<Config>): string | undefined;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
 }

@@ -133,7 +133,19 @@ async function runWithLocalServer(trusted: boolean, marker: string) {
     { cwd: box.worktree, env: box.env },
   );
   await fake.close();
-  return { out, toolResult: fake.requests[1]?.body.messages.at(-1).content as string };
+  const offered = fake.requests[0].body.tools.map((t: { function: { name: string } }) =>
+    t.function.name
+  );
+  const session = JSON.parse(out.stdout).session;
+  const stored = JSON.parse(
+    await Deno.readTextFile(`${box.worktree}/.svc/sessions/${session}.json`),
+  );
+  return {
+    out,
+    offered,
+    toolResult: fake.requests[1]?.body.messages.at(-1).content as string,
+    audit: stored.permissions,
+  };
 }
 
 Deno.test("an untrusted worktree's own mcp.servers is ignored: nothing is configured, nothing starts", async () => {
@@ -145,10 +157,14 @@ Deno.test("an untrusted worktree's own mcp.servers is ignored: nothing is config
     assert.equal(trusted.out.code, 0, trusted.out.stderr);
     assert.equal(await Deno.stat(marker).then(() => true, () => false), true);
     await Deno.remove(marker);
-    const { out, toolResult } = await runWithLocalServer(false, marker);
+    assert.equal(trusted.offered.includes("mcp_connect"), true);
+    const { out, offered, toolResult, audit } = await runWithLocalServer(false, marker);
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stderr, /ignored mcp\.servers from .*: this worktree is not trusted/);
-    assert.match(toolResult, /^Error: no MCP servers are configured; add them to mcp\.servers/);
+    // With no server configured the MCP tools are not offered; the audit says why.
+    assert.equal(offered.some((name: string) => name.startsWith("mcp_")), false);
+    assert.match(toolResult, /^Error: unknown tool "mcp_connect"\. Available tools: ask, /);
+    assert.equal(audit[0].reason, "not offered: no MCP servers are configured (mcp.servers)");
     assert.equal(await Deno.stat(marker).then(() => true, () => false), false);
   } finally {
     await Deno.remove(marker).catch(() => {});

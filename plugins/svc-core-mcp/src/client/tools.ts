@@ -28,6 +28,11 @@ function pick(entries: ServerEntry[], server: string): ServerEntry | ToolOutput 
   return fail(`Error: no MCP server named ${JSON.stringify(server)}; configured: ${names}`);
 }
 
+/** Without servers there is nothing to connect: the tools are then not offered at all. */
+function noServers(config: ToolContext["config"]): string | undefined {
+  return config["mcp.servers"].length ? undefined : "no MCP servers are configured (mcp.servers)";
+}
+
 function fail(content: string): ToolOutput {
   return { content, ok: false };
 }
@@ -46,6 +51,7 @@ export const mcpConnectTool: Tool = {
   }),
   argAliases: { name: "server" },
   usesHost: true,
+  unavailable: noServers,
   async run(args, ctx) {
     const ready = await setup(ctx);
     if (isOutput(ready)) return ready;
@@ -69,6 +75,7 @@ export const mcpListTool: Tool = {
   description: "List the configured MCP servers, their state and the tools imported from each",
   schema: z.object({}),
   usesHost: true,
+  unavailable: noServers,
   async run(_args, ctx) {
     const ready = await setup(ctx);
     if (isOutput(ready)) return ready;
@@ -83,6 +90,7 @@ export const mcpDisconnectTool: Tool = {
   schema: z.object({ server: z.string().describe("server name from mcp_list") }),
   argAliases: { name: "server" },
   usesHost: true,
+  unavailable: noServers,
   async run(args, ctx) {
     const ready = await setup(ctx);
     if (isOutput(ready)) return ready;
