@@ -77,6 +77,8 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   try {
     const runtime = await Runtime.load(flags);
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+    // Plugin services start before the engine (MCP servers with autoconnect); say what failed.
+    for (const warning of await runtime.start()) console.error(`warning: ${warning}`);
     session = flags.sessionId
       ? await runtime.sessions.openOrCreate(flags.sessionId)
       : runtime.sessions.create(interactiveName(new Date(), prompt));

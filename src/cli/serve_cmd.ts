@@ -68,6 +68,7 @@ async function serve(flags: ServeFlags): Promise<number> {
     }
     const runtime = await Runtime.load({ path: flags.path ?? Deno.env.get("SVC_PATH") });
     runtime.warnings.forEach(warn);
+    (await runtime.start()).forEach(warn);
     app = await createServeApp(runtime, {
       mcpEndpoint: (host) => createMcpHttpEndpoint(host, { onError }),
       warn,

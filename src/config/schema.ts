@@ -18,19 +18,88 @@ export const ToolPermissionSchema = z.strictObject({
 });
 export type ToolPermission = z.infer<typeof ToolPermissionSchema>;
 
+/** A server name or tool prefix: it becomes the first part of imported tool names. */
+const MCP_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+const MCP_NAME_RULE =
+  "must be 1-32 letters, digits, _ or - (imported tools are named <prefix>.<tool>)";
+/** An HTTP header name (an RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** One `mcp.servers` entry: an MCP server svc may connect to (see docs/mcp_client.md). */
 export const McpServerSchema = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().regex(MCP_NAME, MCP_NAME_RULE),
   transport: z.enum(["stdio", "http"]).default("stdio"),
-  command: z.string().optional(),
+  command: z.string().min(1, "must name the program to start").optional(),
   args: z.array(z.string()).default([]),
-  cwd: z.string().nullable().default(null),
+  cwd: z.string().min(1).nullable().default(null),
   env: z.record(z.string(), z.string()).default({}),
   url: z.string().optional(),
   headers: z.record(z.string(), z.string()).default({}),
-  prefix: z.string().optional(),
-  timeout: z.number().positive().default(60),
+  prefix: z.string().regex(MCP_NAME, MCP_NAME_RULE).optional(),
+  /** Seconds before one request is cancelled. */
+  timeout: z.number().positive().max(86400).default(60),
+  /** svc extension: connect when the first engine starts (svc run, svc serve). */
+  autoconnect: z.boolean().default(false),
+}).superRefine((server, ctx) => {
+  const problem = (key: string, message: string) =>
+    ctx.addIssue({ code: "custom", path: [key], message: `server ${server.name}: ${message}` });
+  for (const [key, value] of Object.entries(server.env)) {
+    if (!/^[^=\0]+$/.test(key) || value.includes("\0")) {
+      problem("env", `env ${JSON.stringify(key)} is not a valid environment variable`);
+    }
+  }
+  for (const [key, value] of Object.entries(server.headers)) {
+    if (!HEADER_NAME.test(key) || /[\r\n\0]/.test(value)) {
+      problem("headers", `headers ${JSON.stringify(key)} is not a valid HTTP header`);
+    }
+  }
+  if (server.transport === "stdio") {
+    if (!server.command) problem("command", "transport stdio needs command (the program to start)");
+    if (server.url !== undefined) problem("url", 'url applies to transport "http" only');
+    if (Object.keys(server.headers).length) {
+      problem("headers", 'headers apply to transport "http" only');
+    }
+    return;
+  }
+  if (server.url === undefined) problem("url", "transport http needs url (the MCP endpoint)");
+  else if (!/^https?:$/.test(URL.parse(server.url)?.protocol ?? "")) {
+    problem("url", `url must be an http:// or https:// address, not ${JSON.stringify(server.url)}`);
+  }
+  for (const key of ["command", "cwd"] as const) {
+    if (server[key]) problem(key, `${key} applies to transport "stdio" only`);
+  }
+  if (server.args.length) problem("args", 'args apply to transport "stdio" only');
+  if (Object.keys(server.env).length) problem("env", 'env applies to transport "stdio" only');
 });
 export type McpServer = z.infer<typeof McpServerSchema>;
+
+/** Server names and tool prefixes must be distinct: both identify a server's tools. */
+function distinctServers(servers: McpServer[], ctx: z.RefinementCtx): void {
+  const names = new Set<string>();
+  const prefixes = new Map<string, string>();
+  servers.forEach((server, index) => {
+    if (names.has(server.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [index, "name"],
+        message: `server name ${server.name} is used twice; names must be unique`,
+      });
+      return;
+    }
+    names.add(server.name);
+    const prefix = server.prefix ?? server.name;
+    const holder = prefixes.get(prefix);
+    if (holder !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [index, "prefix"],
+        message: `servers ${holder} and ${server.name} both use the tool prefix ${prefix}; ` +
+          "give one of them another prefix",
+      });
+    }
+    prefixes.set(prefix, server.name);
+  });
+}
 
 const REASONING = [false, true, "off", "on", "auto", "low", "medium", "high"] as const;
 
@@ -95,7 +164,7 @@ export const ConfigSchema = z.strictObject({
   "dev.test_cmd": z.string().optional(),
   "dev.lint_cmd": z.string().optional(),
   "dev.format_cmd": z.string().optional(),
-  "mcp.servers": z.array(McpServerSchema).default([]),
+  "mcp.servers": z.array(McpServerSchema).superRefine(distinctServers).default([]),
   "mcp_server.allow_ask": z.boolean().default(true),
 });
 

@@ -3,8 +3,9 @@
  * any of these hooks; each receives a registrar and may be async. Plugins import only this file
  * and `src/tool/types.ts`.
  */
-import type { Tool } from "../tool/types.ts";
-export type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
+import type { Config } from "../config/schema.ts";
+import type { Tool, ToolHost } from "../tool/types.ts";
+export type { AskRequest, Tool, ToolContext, ToolHost, ToolOutput } from "../tool/types.ts";
 export { bashAllowed, bashAllowPolicy } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";
@@ -117,9 +118,26 @@ export interface ServiceContext {
   endpoints: { mcp(): HttpEndpoint };
 }
 
+/** What a service's `start` gets: the runtime's worktree and config, and its plugin's tool host. */
+export interface ServiceStartContext {
+  /** Absolute, canonical worktree. */
+  worktree: string;
+  config: Readonly<Config>;
+  /** Whether the worktree is trusted (`svc trust`). */
+  trusted: boolean;
+  /** The same host the plugin's `usesHost` tools get: tools added here are offered from the start. */
+  host: ToolHost;
+}
+
 /** A long-running service started by the host (for example the MCP HTTP route). */
 export interface ServiceDef {
   name: string;
+  /**
+   * Runs once per runtime, before its first engine is built (every front-end that runs turns:
+   * `svc run`, `svc serve`); the runtime waits for it. Returns warnings for the user; a throw
+   * becomes the warning `service <name> start failed: ...`. The service bounds its own time.
+   */
+  start?(ctx: ServiceStartContext): Promise<string[] | void>;
   /**
    * An HTTP endpoint mounted by `svc serve` at `path` (exact match, never a core route), behind
    * the host's Host, Origin and token checks: a plain `handler`, or `create(ctx)` called once

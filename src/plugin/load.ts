@@ -1,4 +1,5 @@
 import { BUNDLED_PLUGINS } from "../config/schema.ts";
+import type { ServiceDef } from "./api.ts";
 import { pathToFileURL } from "node:url";
 import {
   type Candidate,
@@ -41,6 +42,8 @@ export interface LoadResult extends Registrations {
   plugins: PluginInfo[];
   /** The plugin that registered each tool, by tool name. */
   owners: Map<string, string>;
+  /** The plugin that registered each service. */
+  serviceOwners: Map<ServiceDef, string>;
 }
 
 /**
@@ -62,6 +65,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     else {
       mergeRegistrations(result, outcome);
       for (const tool of outcome.tools) result.owners.set(tool.name, candidate.name);
+      for (const service of outcome.services) result.serviceOwners.set(service, candidate.name);
     }
   });
   for (const candidate of orderForDisplay(candidates)) {
@@ -88,7 +92,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
 
 /** A load result with no plugins and nothing registered. */
 export function emptyLoadResult(): LoadResult {
-  return { plugins: [], owners: new Map(), ...emptyRegistrations() };
+  return { plugins: [], owners: new Map(), serviceOwners: new Map(), ...emptyRegistrations() };
 }
 
 function describe(c: Candidate, errors: Map<Candidate, string>, enabled: boolean): PluginInfo {

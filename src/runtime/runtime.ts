@@ -80,6 +80,7 @@ export class Runtime implements EngineFactory {
       await this.connect({ model, modelFrom: "type" });
     },
   };
+  #started?: Promise<string[]>;
 
   constructor(parts: RuntimeParts) {
     this.worktree = parts.worktree;
@@ -191,6 +192,29 @@ export class Runtime implements EngineFactory {
   }
 
   /**
+   * Starts the plugin services that have a `start` (the MCP client's `autoconnect`), once per
+   * runtime and all at once; resolves to their warnings. The first engine waits for it, so a
+   * front-end that shows warnings calls it before building one.
+   */
+  start(): Promise<string[]> {
+    return this.#started ??= this.#startServices();
+  }
+
+  async #startServices(): Promise<string[]> {
+    const { services, serviceOwners } = this.plugins;
+    const started = services.filter((service) => service.start).map(async (service) => {
+      const host = this.added.host(serviceOwners.get(service) ?? service.name);
+      const context = { worktree: this.worktree, config: this.config, trusted: this.trusted, host };
+      try {
+        return (await service.start!(context)) ?? [];
+      } catch (err) {
+        return [`service ${service.name} start failed: ${(err as Error).message}`];
+      }
+    });
+    return (await Promise.all(started)).flat();
+  }
+
+  /**
    * A connection to a model backend with the approval gate passed: the config's (with the
    * runtime's flags), or another provider or model. Resolved once per choice.
    */
@@ -212,6 +236,7 @@ export class Runtime implements EngineFactory {
 
   /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
   async engine(overrides: EngineOverrides = {}, parent?: Engine): Promise<Engine> {
+    if (!parent) await this.start();
     const newModel = Boolean(overrides.provider || overrides.model);
     const connection: Pick<Connection, "provider" | "model"> & Pick<ConnectedModel, "client"> =
       newModel || !parent

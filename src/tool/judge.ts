@@ -58,7 +58,9 @@ export function judgeToolCall(
  */
 export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[] {
   if (!scope.config.tool_calling) return [];
-  return registry.list().filter((tool) => isOffered(offerInput(tool, scope)));
+  return registry.list().filter((tool) =>
+    !tool.unavailable?.(scope.config) && isOffered(offerInput(tool, scope))
+  );
 }
 
 /**
@@ -67,6 +69,8 @@ export function offeredTools(registry: ToolRegistry, scope: PolicyScope): Tool[]
  */
 export function whyNotOffered(tool: Tool, scope: PolicyScope): string {
   if (!scope.config.tool_calling) return "not offered: tool_calling is off";
+  const unavailable = tool.unavailable?.(scope.config);
+  if (unavailable) return `not offered: ${unavailable}`;
   return `not offered: ${decide(offerInput(tool, scope)).reason}`;
 }
 

@@ -29,10 +29,9 @@ export function normalizeToolCall(
 ): NormalizedCall {
   const tool = registry.resolve(name);
   if (!tool || !available.includes(tool.name)) {
-    return {
-      ok: false,
-      error: `Error: unknown tool "${name}". Available tools: ${available.join(", ")}`,
-    };
+    // Named as the model was offered them: the wire names, which every backend accepts.
+    const names = available.map((offered) => registry.wireName(offered)).join(", ");
+    return { ok: false, error: `Error: unknown tool "${name}". Available tools: ${names}` };
   }
   let parsed: unknown = {};
   if (rawArguments.trim()) {

@@ -1,27 +1,30 @@
 import { z } from "zod";
 import type { Tool, ToolSchema } from "./types.ts";
+import { assignWireNames, checkToolName } from "./wire_name.ts";
 
-/** Function schemas by tool object: computed once per tool, shared by every view. */
+/** Function schemas by tool object, with the wire name they were built for; shared by views. */
 const schemas = new WeakMap<Tool, ToolSchema>();
 
 /**
  * Tools by canonical name, with call-time aliases; a later registration of a name wins. The
  * base registry is built once from the plugins and sealed; each turn gets a view of it with the
- * tools of other sources (`with`).
+ * tools of other sources (`with`). Each tool also has a wire name, the name backends see (see
+ * wire_name.ts); calls resolve by any of the three.
  */
 export class ToolRegistry {
   #tools = new Map<string, Tool>();
   #aliases = new Map<string, string>();
   #sealed = false;
+  /** Wire names by canonical name and canonical names by wire name; computed on first use. */
+  #wire?: { byName: Map<string, string>; byWire: Map<string, string> };
 
   /** Registers a tool and its aliases. */
   add(tool: Tool): void {
     if (this.#sealed) throw new Error(`Tool ${tool.name} added to a sealed registry`);
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(tool.name)) {
-      throw new Error(`Tool name "${tool.name}" must be 1-64 letters, digits, _ . or -`);
-    }
+    checkToolName(tool.name);
     this.#tools.set(tool.name, tool);
     for (const alias of tool.aliases ?? []) this.#aliases.set(alias, tool.name);
+    this.#wire = undefined;
   }
 
   /** Forbids further changes; returns this registry. */
@@ -39,12 +42,31 @@ export class ToolRegistry {
     return view.seal();
   }
 
-  /** Finds a tool by canonical name or alias; canonical names win over aliases. */
+  /** Finds a tool by canonical name, alias or wire name, in that order of precedence. */
   resolve(name: string): Tool | undefined {
-    const direct = this.#tools.get(name) ?? this.#tools.get(this.#aliases.get(name) ?? "");
-    if (direct) return direct;
-    const lower = name.toLowerCase();
-    return this.#tools.get(lower) ?? this.#tools.get(this.#aliases.get(lower) ?? "");
+    return this.#lookup(name) ?? this.#lookup(name.toLowerCase());
+  }
+
+  #lookup(name: string): Tool | undefined {
+    const canonical = this.#tools.has(name)
+      ? name
+      : this.#aliases.get(name) ?? this.#wireNames().byWire.get(name);
+    return this.#tools.get(canonical ?? "");
+  }
+
+  /** The name a tool of this view goes by on the wire; unknown names come back unchanged. */
+  wireName(name: string): string {
+    return this.#wireNames().byName.get(name) ?? name;
+  }
+
+  #wireNames(): { byName: Map<string, string>; byWire: Map<string, string> } {
+    if (!this.#wire) {
+      const taken = new Set([...this.#tools.keys(), ...this.#aliases.keys()]);
+      const byName = assignWireNames(this.#tools.keys(), taken);
+      const byWire = new Map([...byName].map(([name, wire]) => [wire, name]));
+      this.#wire = { byName, byWire };
+    }
+    return this.#wire;
   }
 
   /** All tools, in registration order. */
@@ -52,21 +74,34 @@ export class ToolRegistry {
     return [...this.#tools.values()];
   }
 
-  /** The function schema advertised to the model (canonical name only), cached per tool. */
+  /**
+   * The function schema advertised to the model, under the tool's wire name in this view (its
+   * canonical name unless that has a dot or is too long), cached per tool.
+   */
   schemaOf(tool: Tool): ToolSchema {
+    const name = this.wireName(tool.name);
     let schema = schemas.get(tool);
     if (!schema) {
-      const parameters = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
-      delete parameters.$schema;
-      stripSafeIntegerBounds(parameters);
       schema = {
         type: "function",
-        function: { name: tool.name, description: tool.description, parameters },
+        function: { name, description: tool.description, parameters: parametersOf(tool) },
       };
       schemas.set(tool, schema);
+    } else if (schema.function.name !== name) {
+      // The same tool under another wire name in another view (a collision there): rare.
+      schema = { type: "function", function: { ...schema.function, name } };
     }
     return schema;
   }
+}
+
+/** The JSON schema of a tool's arguments: its own `parameters`, else derived from `schema`. */
+function parametersOf(tool: Tool): Record<string, unknown> {
+  if (tool.parameters) return tool.parameters;
+  const parameters = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
+  delete parameters.$schema;
+  stripSafeIntegerBounds(parameters);
+  return parameters;
 }
 
 /** zod adds ±(2^53 - 1) bounds to every integer; they carry no meaning and cost schema bytes. */

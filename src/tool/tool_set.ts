@@ -1,4 +1,5 @@
 import type { Tool, ToolHost } from "./types.ts";
+import { checkToolName } from "./wire_name.ts";
 
 /**
  * Tools added at run time (an MCP client's imported tools), each owned by the plugin that added
@@ -7,6 +8,7 @@ import type { Tool, ToolHost } from "./types.ts";
  */
 export class ToolSet {
   #tools = new Map<string, { tool: Tool; owner: string }>();
+  #hosts = new Map<string, ToolHost>();
 
   /** @param reserved names that can never be taken (the base registry's tools and aliases). */
   constructor(readonly reserved: (name: string) => boolean = () => false) {}
@@ -16,17 +18,21 @@ export class ToolSet {
     return [...this.#tools.values()].map((entry) => entry.tool);
   }
 
-  /** The host interface of one owner: it sees and removes only its own tools. */
+  /** The host interface of one owner (the same object each time): it sees only its own tools. */
   host(owner: string): ToolHost {
+    let host = this.#hosts.get(owner);
+    if (!host) this.#hosts.set(owner, host = this.#newHost(owner));
+    return host;
+  }
+
+  #newHost(owner: string): ToolHost {
     return {
       add: (tool) => {
         const held = this.#tools.get(tool.name);
         if (this.reserved(tool.name) || (held && held.owner !== owner)) {
           throw new Error(`Tool name ${tool.name} is already taken`);
         }
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(tool.name)) {
-          throw new Error(`Tool name "${tool.name}" must be 1-64 letters, digits, _ . or -`);
-        }
+        checkToolName(tool.name);
         this.#tools.set(tool.name, { tool, owner });
       },
       remove: (name) => {

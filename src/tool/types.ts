@@ -51,7 +51,10 @@ export interface ToolContext {
   host?: ToolHost;
 }
 
-/** The narrow host interface of tools that manage tools of their own. */
+/**
+ * The narrow host interface of tools that manage tools of their own. A runtime hands each plugin
+ * the same object every time, so a plugin may key what it keeps per runtime on it.
+ */
 export interface ToolHost {
   /** Offers `tool` from the next turn on; throws when another plugin or svc owns the name. */
   add(tool: Tool): void;
@@ -93,6 +96,12 @@ export interface Tool {
   description: string;
   /** zod object schema of the arguments; undeclared arguments are dropped before `run`. */
   schema: z.ZodObject;
+  /**
+   * The JSON schema advertised for the arguments when it comes from elsewhere (an MCP server's
+   * `inputSchema`, size-capped by its plugin). Without it the advertised schema is derived from
+   * `schema`, which validates the arguments either way.
+   */
+  parameters?: Record<string, unknown>;
   /** Call-time spellings that resolve to this tool. */
   aliases?: string[];
   /** Extra argument aliases (alias -> canonical) beyond the global table. */
@@ -115,5 +124,11 @@ export interface Tool {
   resolvePolicy?(args: ResolverArgs, worktree: string): Resolved | undefined;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */
   usesHost?: boolean;
+  /**
+   * Why the tool has nothing to do under this config (mcp_connect without any `mcp.servers`), or
+   * undefined when it has. An unavailable tool is not offered, as if the policy denied it, and the
+   * audit gives this reason.
+   */
+  unavailable?(config: Readonly<Config>): string | undefined;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
 }

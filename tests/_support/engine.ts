@@ -11,7 +11,7 @@ import type { Approver } from "../../src/tool/approval.ts";
 import type { ToolRegistry } from "../../src/tool/registry.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import type { ServiceDef } from "../../src/plugin/api.ts";
-import { emptyLoadResult } from "../../src/plugin/load.ts";
+import { emptyLoadResult, type LoadResult } from "../../src/plugin/load.ts";
 import { type FakeProvider, type Reply, startFakeProvider } from "./fake_provider.ts";
 
 export interface Harness {
@@ -53,6 +53,8 @@ export async function harness(
     provider?: string;
     /** Agent types, teams and skills (see `catalogOf`). */
     catalog?: Catalog;
+    /** Loaded plugins: their tools (before `tools`), services and owners join the runtime. */
+    plugins?: LoadResult;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -78,8 +80,10 @@ export async function harness(
     worktree,
     config,
     trusted: options.trusted,
-    tools: options.tools ?? [echoTool()],
-    plugins: { ...emptyLoadResult(), services: options.services ?? [] },
+    tools: [...options.plugins?.tools ?? [], ...options.tools ?? [echoTool()]],
+    owners: options.plugins?.owners,
+    plugins: options.plugins ??
+      { ...emptyLoadResult(), services: options.services ?? [] },
     catalog: options.catalog,
     connection: {
       provider,

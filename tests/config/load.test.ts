@@ -114,6 +114,77 @@ for (const [name, local, pattern] of bad) {
   });
 }
 
+Deno.test("mcp.servers entries get their defaults, and each wrong key is named with its server", async () => {
+  await withHome({
+    global: { mcp: { servers: [{ name: "fs", command: "mcp-fs" }] } },
+  }, async (worktree) => {
+    const c = await loadConfig(worktree);
+    assert.deepEqual(c["mcp.servers"], [{
+      name: "fs",
+      transport: "stdio",
+      command: "mcp-fs",
+      args: [],
+      cwd: null,
+      env: {},
+      headers: {},
+      timeout: 60,
+      autoconnect: false,
+    }]);
+  });
+  const wrong: Array<[unknown[], string]> = [
+    [[{ name: "fs" }], '"mcp.servers.0.command": server fs: transport stdio needs command'],
+    [[{ name: "w", transport: "http" }], '"mcp.servers.0.url": server w: transport http needs url'],
+    [
+      [{ name: "w", transport: "http", url: "file:///etc/passwd" }],
+      '"mcp.servers.0.url": server w: url must be an http:// or https:// address, not "file:///etc/passwd"',
+    ],
+    [
+      [{ name: "w", transport: "http", url: "http://x/mcp", command: "y" }],
+      '"mcp.servers.0.command": server w: command applies to transport "stdio" only',
+    ],
+    [
+      [{ name: "fs", command: "x", url: "http://x" }],
+      '"mcp.servers.0.url": server fs: url applies to transport "http" only',
+    ],
+    [
+      [{ name: "w", transport: "http", url: "http://x", headers: { "Bad Header": "v" } }],
+      '"mcp.servers.0.headers": server w: headers "Bad Header" is not a valid HTTP header',
+    ],
+    [
+      [{ name: "fs", command: "x", env: { "A=B": "v" } }],
+      '"mcp.servers.0.env": server fs: env "A=B" is not a valid environment variable',
+    ],
+    [
+      [{ name: "my.fs", command: "x" }],
+      '"mcp.servers.0.name": must be 1-32 letters, digits, _ or - (imported tools are named <prefix>.<tool>)',
+    ],
+    [[{ name: "fs", command: "x", timeout: 0 }], '"mcp.servers.0.timeout": Too small'],
+    [
+      [{ name: "fs", command: "x", autoconnect: "yes" }],
+      '"mcp.servers.0.autoconnect": Invalid input',
+    ],
+    [
+      [{ name: "a", command: "x" }, { name: "a", command: "y" }],
+      '"mcp.servers.1.name": server name a is used twice; names must be unique',
+    ],
+    [
+      [{ name: "a", command: "x" }, { name: "b", prefix: "a", command: "y" }],
+      '"mcp.servers.1.prefix": servers a and b both use the tool prefix a; give one of them another prefix',
+    ],
+    [[{ name: "fs", command: "x", bogus: 1 }], '"mcp.servers.0": Unrecognized key: "bogus" bogus'],
+  ];
+  for (const [servers, message] of wrong) {
+    await withHome({ global: { "mcp.servers": servers } }, async (worktree) => {
+      await assert.rejects(() => loadConfig(worktree), (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        const path = `${Deno.env.get("HOME")}/.config/svc/config.json`;
+        assert.ok(err.message.startsWith(`Invalid config in ${path}: ${message}`), err.message);
+        return true;
+      });
+    });
+  }
+});
+
 Deno.test("an empty config file counts as no settings", async () => {
   await withHome({ local: "" }, async (worktree) => {
     assert.equal((await loadConfig(worktree)).max_tokens, 8192);

@@ -20,12 +20,16 @@ function context(): ServiceContext {
   };
 }
 
-Deno.test("register_services adds the mcp service at /mcp, built from the host endpoint", async () => {
+Deno.test("register_services adds the mcp service at /mcp, built from the host endpoint, and the autoconnect start hook", async () => {
   const services: ServiceDef[] = [];
   await register_services({ add: (service) => services.push(service) });
-  assert.deepEqual(services.map((s) => [s.name, s.http?.path, typeof s.http?.create]), [
-    ["mcp", "/mcp", "function"],
-  ]);
+  assert.deepEqual(
+    services.map((s) => [s.name, s.http?.path, typeof s.http?.create, typeof s.start]),
+    [
+      ["mcp", "/mcp", "function", "undefined"],
+      ["mcp-autoconnect", undefined, "undefined", "function"],
+    ],
+  );
   assert.equal(await services[0].http!.create!(context()), endpoint);
 });
 
