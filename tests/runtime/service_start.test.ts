@@ -43,7 +43,7 @@ Deno.test("plugin services start once, before the first engine, with their plugi
   // Offered in the very first turn, and the plugin's tools see it as their own.
   assert.deepEqual(
     h.fake.requests[0].body.tools.map((t: { function: { name: string } }) => t.function.name),
-    ["ask", "lister", "early__echo"],
+    ["ask", "delegate", "lister", "early__echo"],
   );
   assert.equal(h.fake.requests[1].body.messages.at(-1).content, "early.echo");
 });

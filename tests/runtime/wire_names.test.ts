@@ -64,10 +64,10 @@ Deno.test("the model is offered wire names, a call by wire or canonical name run
   ]);
   assert.deepEqual(
     h.fake.requests[0].body.tools.map((t: { function: { name: string } }) => t.function.name),
-    ["ask", "srv__echo"],
+    ["ask", "delegate", "srv__echo"],
   );
   assert.equal(
     h.fake.requests[3].body.messages.at(-1).content,
-    'Error: unknown tool "nope". Available tools: ask, srv__echo',
+    'Error: unknown tool "nope". Available tools: ask, delegate, srv__echo',
   );
 });

@@ -41,6 +41,7 @@ Deno.test("server-filesystem over stdio: mcp_connect imports fs.<tool>, the next
   assert.deepEqual(read, { content: "the secret word is parsnip\n", ok: true });
   assert.deepEqual(t.offered(), [
     "ask",
+    "delegate",
     "mcp_connect",
     "mcp_list",
     "mcp_disconnect",
