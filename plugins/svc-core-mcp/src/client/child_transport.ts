@@ -48,6 +48,9 @@ export class ChildTransport implements Transport {
   #stderrTail = "";
   #ended: string | null = null;
   #closing = false;
+  /** A write found the pipe broken: the server had gone before anyone closed it. */
+  #brokenPipe = false;
+  #byItself = false;
   /** Settles once the server has exited and its output is read. */
   #done?: Promise<void>;
   #encoder = new TextEncoder();
@@ -107,9 +110,10 @@ export class ChildTransport implements Transport {
       if (!await settlesWithin(reading, CLOSE_GRACE_MS)) {
         await Promise.all([this.#stdout?.cancel(), this.#stderr?.cancel()]).catch(() => {});
       }
-      this.#ended ??= this.#closing ? "disconnected" : exitText(status);
+      this.#byItself = !this.#closing || this.#brokenPipe;
+      this.#ended ??= this.#byItself ? exitText(status) : "disconnected";
       const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ").slice(-500);
-      if (tail && !this.#closing) this.#ended += `; its stderr ended with: ${tail}`;
+      if (tail && this.#byItself) this.#ended += `; its stderr ended with: ${tail}`;
       this.onclose?.();
     });
     return Promise.resolve();
@@ -121,12 +125,19 @@ export class ChildTransport implements Transport {
    */
   async endedWithin(ms: number): Promise<string | null> {
     if (!this.#done || !await settlesWithin(this.#done, ms)) return null;
-    return this.#closing ? null : this.#ended;
+    return this.#byItself ? this.#ended : null;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#ended) throw new Error(`the server is gone (${this.#ended})`);
-    await this.#writer.write(this.#encoder.encode(serializeMessage(message)));
+    try {
+      await this.#writer.write(this.#encoder.encode(serializeMessage(message)));
+    } catch (err) {
+      // The server exited (a failed exec under setpriv): the SDK closes the transport next, and
+      // the exit must still read as the server's own.
+      this.#brokenPipe = true;
+      throw err;
+    }
   }
 
   /** Closes stdin, then SIGTERM and SIGKILL to the group if the server does not exit in time. */
