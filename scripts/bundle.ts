@@ -3,10 +3,12 @@
  * and every bundled plugin writes `dist/main.js`, `dist/plugins/<name>/` (the plugin's `mod.js`
  * plus its manifest) and shared chunks: zod, commander and the engine are loaded once, and what
  * only some commands need (the MCP SDK, prompts, the web fetcher) stays in chunks loaded on use.
- * `deno run -A dist/main.js` then works from any folder without the source tree or node_modules.
+ * `deno run <svc's permissions> --unstable-worker-options dist/main.js` then works from any
+ * folder without the source tree or node_modules.
  * An argument names another output folder.
  */
 import { join, relative } from "node:path";
+import { SVC_PERMISSIONS } from "./permissions.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const dist = Deno.args[0] ?? join(root, "dist");
@@ -31,6 +33,8 @@ const args = [
   "--outdir",
   dist,
   "main.ts",
+  // The plugin sandbox's Worker module, loaded by URL: dist/src/plugin/sandbox_worker.js.
+  "src/plugin/sandbox_worker.ts",
   ...plugins.map((p) => p.entry),
 ];
 const { success, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -52,5 +56,5 @@ for (const plugin of plugins) {
 }
 console.error(
   `wrote ${dist}/main.js, ${plugins.length} plugins and their shared chunks; ` +
-    `run it with: deno run -A ${dist}/main.js`,
+    `run it with: deno run ${SVC_PERMISSIONS.join(" ")} --unstable-worker-options ${dist}/main.js`,
 );

@@ -6,6 +6,7 @@ import {
   type PluginOrigin,
   type RootOptions,
 } from "./discover.ts";
+import type { PluginGrant } from "./grant.ts";
 import {
   emptyRegistrations,
   HOOKS,
@@ -13,6 +14,8 @@ import {
   mergeRegistrations,
   type Registrations,
 } from "./registrars.ts";
+import type { PluginSandbox } from "./sandbox_host.ts";
+import { activateSandboxed, candidateGrant } from "./sandboxed.ts";
 
 /** Status of a plugin after loading. */
 export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
@@ -25,6 +28,11 @@ export interface PluginInfo {
   dir: string | null;
   status: PluginStatus;
   message: string;
+  /**
+   * Deno permissions: `all` for a bundled plugin (in-process, fully trusted), the Worker's grant
+   * for a global or local one, null when unknown (no valid manifest, or not read).
+   */
+  permissions: PluginGrant | "all" | null;
 }
 
 /** Options of `loadPlugins`: the roots plus the config `plugins` list (empty loads all). */
@@ -41,11 +49,15 @@ export interface LoadResult extends Registrations {
   plugins: PluginInfo[];
   /** The plugin that registered each tool, by tool name. */
   owners: Map<string, string>;
+  /** Stops the Workers of sandboxed plugins (their tools fail afterwards); idempotent. */
+  close(): void;
 }
 
 /**
- * Discovers plugins, imports the enabled entries in parallel and runs their hooks. Never throws
- * for a bad plugin: a failing import or hook marks it `errored` and drops its registrations.
+ * Discovers plugins, loads the enabled ones in parallel and runs their hooks: bundled plugins
+ * in-process, global and local ones each in a Worker with exactly its manifest's permissions.
+ * Never throws for a bad plugin: a failing import or hook marks it `errored` and drops its
+ * registrations. Call `close()` on the result when its tools are no longer needed.
  */
 export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const candidates = await discoverPlugins(options);
@@ -53,8 +65,16 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const enabled = (c: Candidate) => c.state === "ok" && (wanted.size === 0 || wanted.has(c.name));
   const timeouts = { import: options.timeoutMs ?? 30_000, hook: options.timeoutMs ?? 10_000 };
   const active = candidates.filter(enabled);
-  const outcomes = await Promise.all(active.map((c) => activate(c, timeouts)));
+  const sandboxes: PluginSandbox[] = [];
+  const outcomes = await Promise.all(active.map(async (c): Promise<Registrations | string> => {
+    if (c.origin === "bundled") return await activate(c, timeouts);
+    const outcome = await activateSandboxed(c, options.worktree, timeouts);
+    if ("error" in outcome) return outcome.error;
+    sandboxes.push(outcome.sandbox);
+    return outcome.registrations;
+  }));
   const result = emptyLoadResult();
+  result.close = () => sandboxes.forEach((sandbox) => sandbox.stop());
   const errors = new Map<Candidate, string>();
   active.forEach((candidate, i) => {
     const outcome = outcomes[i];
@@ -65,7 +85,8 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     }
   });
   for (const candidate of orderForDisplay(candidates)) {
-    result.plugins.push(describe(candidate, errors, enabled(candidate)));
+    const info = describe(candidate, errors, enabled(candidate));
+    result.plugins.push({ ...info, permissions: permissionsOf(candidate, options.worktree) });
   }
   const known = new Set(candidates.map((c) => c.name));
   for (const name of wanted) {
@@ -81,6 +102,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
       message: planned
         ? "Bundled plugin not shipped in this build yet"
         : "Not found in the bundled, global or local plugin folders",
+      permissions: null,
     });
   }
   return result;
@@ -88,10 +110,21 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
 
 /** A load result with no plugins and nothing registered. */
 export function emptyLoadResult(): LoadResult {
-  return { plugins: [], owners: new Map(), ...emptyRegistrations() };
+  return { plugins: [], owners: new Map(), close() {}, ...emptyRegistrations() };
 }
 
-function describe(c: Candidate, errors: Map<Candidate, string>, enabled: boolean): PluginInfo {
+/** What a candidate runs with: everything when bundled, else its grant in this worktree. */
+function permissionsOf(c: Candidate, worktree: string): PluginInfo["permissions"] {
+  if (c.origin === "bundled") return "all";
+  const granted = candidateGrant(c, worktree);
+  return granted.ok ? granted.grant : null;
+}
+
+function describe(
+  c: Candidate,
+  errors: Map<Candidate, string>,
+  enabled: boolean,
+): Omit<PluginInfo, "permissions"> {
   const base = { name: c.name, version: c.manifest?.version ?? "", origin: c.origin, dir: c.dir };
   if (c.state === "skipped" || c.state === "errored") {
     return { ...base, status: c.state, message: c.message };

@@ -3,12 +3,10 @@ import { z } from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { PermissionsSchema } from "./permissions.ts";
 
 /** Largest manifest.json accepted; anything bigger is refused unread. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
-
-/** Deno permission names a manifest may declare (enforced once plugins run in Workers). */
-export const PLUGIN_PERMISSIONS = ["read", "write", "net", "run", "env"] as const;
 
 type Semver = typeof import("semver");
 let semverModule: Semver | undefined;
@@ -41,7 +39,8 @@ export const ManifestSchema = z.object({
       message: "must be an npm:, jsr: or https:// specifier",
     }),
   ).max(100).default([]),
-  permissions: z.array(z.enum(PLUGIN_PERMISSIONS)).default([]),
+  /** What a global or local plugin's sandbox grants (see permissions.ts). */
+  permissions: PermissionsSchema,
 });
 
 /** A validated manifest. */
@@ -79,7 +78,7 @@ export async function readManifest(
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = specific(parsed.error.issues[0]);
     const where = issue.path.length ? `"${issue.path.join(".")}" ` : "";
     return { ok: false, error: `Invalid manifest.json: ${where}${issue.message}` };
   }
@@ -91,6 +90,19 @@ export async function readManifest(
   const entryPath = await resolveEntry(dir, manifest.entry);
   if (typeof entryPath !== "string") return { ok: false, error: entryPath.error };
   return { ok: true, manifest, entryPath };
+}
+
+/**
+ * The issue to report: inside a union (the two forms of `permissions`), the option's issue that
+ * got furthest into the value, unless every option failed on the value's type.
+ */
+function specific(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code !== "invalid_union") return issue;
+  const firsts = issue.errors.map((list) => list[0]).filter(Boolean);
+  firsts.sort((a, b) => b.path.length - a.path.length);
+  const best = firsts[0];
+  if (!best || (best.path.length === 0 && best.code === "invalid_type")) return issue;
+  return specific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
 function versionFieldProblem(manifest: Manifest, semver: Semver): string | null {
