@@ -3,8 +3,8 @@
  * and every bundled plugin writes `dist/main.js`, `dist/plugins/<name>/` (the plugin's `mod.js`
  * plus its manifest) and shared chunks: zod, commander and the engine are loaded once, and what
  * only some commands need (the MCP SDK, prompts, the web fetcher) stays in chunks loaded on use.
- * `deno run <svc's permissions> --unstable-worker-options dist/main.js` then works from any
- * folder without the source tree or node_modules.
+ * `deno run <svc's permissions> dist/main.js` then works from any folder without the source tree
+ * or node_modules; `dist/deno.json` carries the import map and the unstable flags.
  * An argument names another output folder.
  */
 import { join, relative } from "node:path";
@@ -54,7 +54,15 @@ for (const plugin of plugins) {
   const manifest = { ...plugin.manifest, entry: "mod.js" };
   await Deno.writeTextFile(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 }
+// Deno reads the deno.json beside the main module: the import map (third-party plugins import bare
+// names like `zod`) and the unstable flags (the plugin sandbox's Worker options). No lock file.
+const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+const { unstable, imports } = config;
+await Deno.writeTextFile(
+  join(dist, "deno.json"),
+  `${JSON.stringify({ unstable, imports, lock: false }, null, 2)}\n`,
+);
 console.error(
   `wrote ${dist}/main.js, ${plugins.length} plugins and their shared chunks; ` +
-    `run it with: deno run ${SVC_PERMISSIONS.join(" ")} --unstable-worker-options ${dist}/main.js`,
+    `run it with: deno run ${SVC_PERMISSIONS.join(" ")} ${dist}/main.js`,
 );

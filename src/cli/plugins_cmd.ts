@@ -43,6 +43,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
           ...roots(flags),
           names: config.plugins,
           trustLocal: trusted,
+          fresh: true,
         });
         loaded.close();
         const { plugins } = loaded;

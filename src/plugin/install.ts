@@ -131,7 +131,7 @@ async function stageAndPlace(
     const places = { worktree: origin === "global" ? null : options.worktree };
     const granted = grantFor(read.manifest, { ...places, pluginDir: dir });
     if (!granted.ok) throw new Error(`Cannot install ${name} ${version}: ${granted.error}`);
-    const problem = await folderProblem(staging);
+    const problem = folderProblem(staging);
     if (problem) throw new Error(`Cannot install ${name} ${version}: ${problem}`);
     if (options.deps && requires.length) await cacheRequirements(name, requires);
     await writeSourceRecord(staging, record);

@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import {
   type Candidate,
   discoverPlugins,
+  pluginCacheDir,
   type PluginOrigin,
   type RootOptions,
 } from "./discover.ts";
@@ -14,8 +15,7 @@ import {
   mergeRegistrations,
   type Registrations,
 } from "./registrars.ts";
-import type { PluginSandbox } from "./sandbox_host.ts";
-import { activateSandboxed, candidateGrant } from "./sandboxed.ts";
+import { activateSandboxed, candidateGrant, type SandboxHandle } from "./sandboxed.ts";
 
 /** Status of a plugin after loading. */
 export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
@@ -42,6 +42,11 @@ export interface LoadOptions extends RootOptions {
   trustLocal: boolean;
   /** Longest wait for one entry import or one hook, in milliseconds (default 30 s and 10 s). */
   timeoutMs?: number;
+  /**
+   * Run every sandboxed plugin's hooks now instead of starting from remembered registrations
+   * (`svc plugins list` shows real statuses); what they register is remembered all the same.
+   */
+  fresh?: boolean;
 }
 
 /** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
@@ -65,14 +70,29 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const enabled = (c: Candidate) => c.state === "ok" && (wanted.size === 0 || wanted.has(c.name));
   const timeouts = { import: options.timeoutMs ?? 30_000, hook: options.timeoutMs ?? 10_000 };
   const active = candidates.filter(enabled);
-  const sandboxes: PluginSandbox[] = [];
-  const outcomes = await Promise.all(active.map(async (c): Promise<Registrations | string> => {
-    if (c.origin === "bundled") return await activate(c, timeouts);
-    const outcome = await activateSandboxed(c, options.worktree, timeouts);
-    if ("error" in outcome) return outcome.error;
-    sandboxes.push(outcome.sandbox);
-    return outcome.registrations;
-  }));
+  const sandboxes: SandboxHandle[] = [];
+  const sandboxed = {
+    timeouts,
+    cacheDir: pluginCacheDir(options),
+    fresh: options.fresh === true,
+  };
+  const loading = new Map<Candidate, Promise<Registrations | string>>();
+  // Sandboxed plugins first: their Workers boot on other threads while svc's own thread imports
+  // the bundled plugins. Registrations still merge in discovery order.
+  for (const c of active.filter((c) => c.origin !== "bundled")) {
+    loading.set(
+      c,
+      activateSandboxed(c, options.worktree, sandboxed).then((outcome) => {
+        if ("error" in outcome) return outcome.error;
+        sandboxes.push(outcome.sandbox);
+        return outcome.registrations;
+      }),
+    );
+  }
+  for (const c of active.filter((c) => c.origin === "bundled")) {
+    loading.set(c, activate(c, timeouts));
+  }
+  const outcomes = await Promise.all(active.map((c) => loading.get(c)!));
   const result = emptyLoadResult();
   result.close = () => sandboxes.forEach((sandbox) => sandbox.stop());
   const errors = new Map<Candidate, string>();

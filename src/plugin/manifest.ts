@@ -3,6 +3,7 @@ import { z } from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { manifestMarker } from "./manifest_memo.ts";
 import { PermissionsSchema } from "./permissions.ts";
 
 /** Largest manifest.json accepted; anything bigger is refused unread. */
@@ -48,16 +49,25 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** A manifest read from disk: the validated manifest and the absolute entry path, or an error. */
 export type ManifestResult =
-  | { ok: true; manifest: Manifest; entryPath: string }
+  | {
+    ok: true;
+    manifest: Manifest;
+    entryPath: string;
+    /** With `memoDir`: already known valid and compatible (no version check needed). */
+    compatible?: true;
+    /** With `memoDir`: the marker to remember once the version ranges are found compatible. */
+    marker?: string;
+  }
   | { ok: false; error: string };
 
 /**
  * Reads and validates `<dir>/manifest.json`. Never throws: a missing, oversized, non-JSON or
  * invalid manifest, or an entry that resolves outside the plugin folder, becomes `ok: false`.
+ * With `memoDir`, a manifest remembered there as compatible skips the version checks.
  */
 export async function readManifest(
   dir: string,
-  options: { trusted?: boolean } = {},
+  options: { trusted?: boolean; memoDir?: string } = {},
 ): Promise<ManifestResult> {
   const path = join(dir, "manifest.json");
   let text: string;
@@ -83,13 +93,19 @@ export async function readManifest(
     return { ok: false, error: `Invalid manifest.json: ${where}${issue.message}` };
   }
   const manifest = parsed.data;
-  if (!options.trusted) {
+  const memo = !options.trusted && options.memoDir !== undefined
+    ? await manifestMarker(options.memoDir, text)
+    : undefined;
+  if (!options.trusted && !memo?.known) {
     const problem = versionFieldProblem(manifest, await loadSemver());
     if (problem) return { ok: false, error: `Invalid manifest.json: ${problem}` };
   }
   const entryPath = await resolveEntry(dir, manifest.entry);
   if (typeof entryPath !== "string") return { ok: false, error: entryPath.error };
-  return { ok: true, manifest, entryPath };
+  if (!memo) return { ok: true, manifest, entryPath };
+  return memo.known
+    ? { ok: true, manifest, entryPath, compatible: true }
+    : { ok: true, manifest, entryPath, marker: memo.path };
 }
 
 /**

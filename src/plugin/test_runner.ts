@@ -34,7 +34,7 @@ export async function runPluginTests(
       runs.push({ name: plugin.name, dir: plugin.dir, code: null });
       continue;
     }
-    const permissions = await testPermissions(plugin, options.worktree);
+    const permissions = testPermissions(plugin, options.worktree);
     if (typeof permissions === "string") {
       runs.push({ name: plugin.name, dir: plugin.dir, code: null, skipped: permissions });
       continue;
@@ -53,7 +53,7 @@ export async function runPluginTests(
 }
 
 /** The permission flags of a plugin's tests, or why they do not run. */
-async function testPermissions(plugin: Candidate, worktree: string): Promise<string[] | string> {
+function testPermissions(plugin: Candidate, worktree: string): string[] | string {
   if (plugin.origin === "bundled") return ["-A"];
   if (plugin.message === UNTRUSTED_PLUGIN) {
     return "not run: this worktree is not trusted (run svc trust first)";
@@ -61,7 +61,7 @@ async function testPermissions(plugin: Candidate, worktree: string): Promise<str
   if (!plugin.manifest) return `not run: ${plugin.message}`;
   const granted = grantFor(plugin.manifest, { pluginDir: plugin.dir, worktree });
   if (!granted.ok) return `not run: ${granted.error}`;
-  const problem = await folderProblem(plugin.dir);
+  const problem = folderProblem(plugin.dir);
   if (problem) return `not run: ${problem}`;
   return denoFlags(granted.grant);
 }
