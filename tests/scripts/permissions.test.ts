@@ -10,10 +10,10 @@ Deno.test("the entry points' permission set is the same in deno.json, the script
   assert.ok(!/\s-A\s|--allow-all/.test(tasks.svc), tasks.svc);
   // install.ts runs its build step with -A; the command it installs gets the set.
   const install = await read("scripts/install.ts");
-  assert.match(install, /"--global",\n  \.\.\.SVC_PERMISSIONS,/);
+  assert.match(install, /"--global",\n {2}\.\.\.SVC_PERMISSIONS,/);
   assert.doesNotMatch(install, /"--allow-all"/);
   const compile = await read("scripts/compile.ts");
-  assert.match(compile, /"compile",\n  \.\.\.SVC_PERMISSIONS,/);
+  assert.match(compile, /"compile",\n {2}\.\.\.SVC_PERMISSIONS,/);
   assert.doesNotMatch(compile, /"-A"|"--allow-all"/);
   const security = await read("docs/security.md");
   const documented = [...security.matchAll(/^\| `(--[a-z-]+)` /gm)].map((m) => m[1]);
