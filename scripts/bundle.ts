@@ -33,8 +33,10 @@ const args = [
   "--outdir",
   dist,
   "main.ts",
-  // The plugin sandbox's Worker module, loaded by URL: dist/src/plugin/sandbox_worker.js.
+  // The plugin sandbox's modules, loaded by URL: dist/src/plugin/sandbox_worker.js (the Worker)
+  // and dist/src/plugin/sandbox_process.js (the child process that hosts it).
   "src/plugin/sandbox_worker.ts",
+  "src/plugin/sandbox_process.ts",
   ...plugins.map((p) => p.entry),
 ];
 const { success, stderr } = await new Deno.Command(Deno.execPath(), {

@@ -47,6 +47,11 @@ export interface LoadOptions extends RootOptions {
    * (`svc plugins list` shows real statuses); what they register is remembered all the same.
    */
   fresh?: boolean;
+  /**
+   * Where sandboxed plugins' Workers run: each in a child process (the default under `deno`), or
+   * in svc's own process (the only way in a compiled binary; see sandbox_transport.ts).
+   */
+  transport?: "process" | "worker";
 }
 
 /** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
@@ -75,6 +80,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     timeouts,
     cacheDir: pluginCacheDir(options),
     fresh: options.fresh === true,
+    transport: options.transport,
   };
   const loading = new Map<Candidate, Promise<Registrations | string>>();
   // Sandboxed plugins first: their Workers boot on other threads while svc's own thread imports

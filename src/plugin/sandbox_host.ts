@@ -1,16 +1,16 @@
 /**
  * svc's end of a sandboxed plugin: one Deno Worker per global or local plugin, created with
- * exactly the plugin's permissions (a Worker can only narrow svc's own). The Worker imports the
- * entry and runs the hooks; tool calls and commands are messages. Whatever the plugin does, svc
- * goes on: a hook past its timeout, a Worker that crashes or that grows past the memory limit is
- * stopped and the plugin reported errored (while loading) or its pending calls failed (later); a
- * call that ignores a cancel is stopped after a grace period.
+ * exactly the plugin's permissions (a Worker can only narrow svc's own), in a child process of its
+ * own (sandbox_transport.ts). The Worker imports the entry and runs the hooks; tool calls and
+ * commands are messages. Whatever the plugin does, svc goes on: a hook past its timeout, a call
+ * that ignores a cancel past a grace period, a plugin that crashes or runs out of memory is
+ * stopped (its process killed or gone) and the plugin reported errored (while loading) or its
+ * pending calls failed (later).
  */
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { Config } from "../config/schema.ts";
 import type { ToolContext, ToolOutput } from "../tool/types.ts";
-import { MEMORY_LIMIT, watchMemory } from "./memory_watch.ts";
-import { type PluginGrant, workerPermissions } from "./grant.ts";
+import type { PluginGrant } from "./grant.ts";
 import { HOOKS } from "./registrars.ts";
 import type {
   CallContext,
@@ -18,6 +18,7 @@ import type {
   RegistrationData,
   WorkerMessage,
 } from "./sandbox_protocol.ts";
+import { openTransport, type Transport } from "./sandbox_transport.ts";
 
 /** How long a cancelled call may keep running before its Worker is stopped. */
 export const CANCEL_GRACE_MS = 2000;
@@ -35,6 +36,8 @@ export interface SandboxStart {
   grant: PluginGrant;
   /** Longest wait for the entry import and for each hook, in milliseconds. */
   timeouts: { import: number; hook: number };
+  /** Default: a child process when svc runs under `deno`, else a Worker in svc's process. */
+  transport?: "process" | "worker";
 }
 
 interface Pending {
@@ -57,7 +60,7 @@ let lastConfigId = 0;
 /** One sandboxed plugin's Worker. */
 export class PluginSandbox {
   readonly name: string;
-  #worker: Worker;
+  #transport!: Transport;
   #stopped: string | null = null;
   #pending = new Map<number, Pending>();
   #sent = new Set<number>();
@@ -65,35 +68,25 @@ export class PluginSandbox {
   #logged = 0;
   #loading?: Loading;
 
-  private constructor(name: string, worker: Worker) {
+  private constructor(name: string) {
     this.name = name;
-    this.#worker = worker;
-    worker.onmessage = (event: MessageEvent<WorkerMessage>) => this.#receive(event.data);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.stop(`crashed: ${event.message}`);
-    };
-    worker.onmessageerror = () => this.stop("sent a message svc cannot read");
   }
 
   /**
-   * Starts the Worker, imports the entry and runs the hooks; resolves with the sandbox and its
-   * registrations as data, or with the plugin's error message (`<hook> failed: ...`).
+   * Starts the plugin's Worker (in its own process, see sandbox_transport.ts), imports the entry
+   * and runs the hooks; resolves with the sandbox and its registrations as data, or with the
+   * plugin's error message (`<hook> failed: ...`).
    */
   static async start(
     options: SandboxStart,
   ): Promise<{ sandbox: PluginSandbox; registrations: RegistrationData } | string> {
-    let worker: Worker;
-    try {
-      worker = new Worker(bootstrapUrl(), {
-        type: "module",
-        name: `svc plugin ${options.name}`,
-        deno: { permissions: workerPermissions(options.grant) },
-      });
-    } catch (err) {
-      return `Cannot start its sandbox: ${(err as Error).message.split("\n")[0]}`;
-    }
-    const sandbox = new PluginSandbox(options.name, worker);
+    const sandbox = new PluginSandbox(options.name);
+    const transport = openTransport(options.name, options.grant, {
+      message: (message) => sandbox.#receive(message),
+      ended: (reason) => sandbox.stop(reason),
+    }, options.transport);
+    if (typeof transport === "string") return transport;
+    sandbox.#transport = transport;
     const outcome = await sandbox.#load(pathToFileURL(options.entryPath).href, options.timeouts);
     if (typeof outcome === "string") {
       sandbox.stop(outcome);
@@ -135,11 +128,11 @@ export class PluginSandbox {
     await this.#request((id) => ({ t: "command", id, name, args }), { print: io.print });
   }
 
-  /** Stops the Worker for good; pending calls fail with `reason`. */
+  /** Stops the plugin for good (its process is killed); pending calls fail with `reason`. */
   stop(reason = "closed"): void {
     if (this.#stopped !== null) return;
     this.#stopped = reason;
-    this.#worker.terminate();
+    this.#transport?.kill();
     const loading = this.#loading;
     if (loading) {
       const failed = loading.phase === "import" ? "Import failed" : `${loading.phase} failed`;
@@ -152,13 +145,11 @@ export class PluginSandbox {
 
   #load(entry: string, timeouts: SandboxStart["timeouts"]): Promise<RegistrationData | string> {
     return new Promise((resolve) => {
-      const release = watchMemory(() => this.stop(`used more than ${mib(MEMORY_LIMIT)} of memory`));
       const loading: Loading = {
         phase: "import",
         timeouts,
         done: (outcome) => {
           clearTimeout(loading.timer);
-          release();
           this.#loading = undefined;
           resolve(outcome);
         },
@@ -192,7 +183,6 @@ export class PluginSandbox {
     const id = ++this.#seq;
     return new Promise((resolve, reject) => {
       let grace: ReturnType<typeof setTimeout> | undefined;
-      const release = watchMemory(() => this.stop(`used more than ${mib(MEMORY_LIMIT)} of memory`));
       const onAbort = () => {
         this.#post({ t: "cancel", id });
         grace = setTimeout(
@@ -204,7 +194,6 @@ export class PluginSandbox {
         ...handlers,
         settle: (outcome) => {
           this.#pending.delete(id);
-          release();
           clearTimeout(grace);
           signal?.removeEventListener("abort", onAbort);
           if ("output" in outcome) resolve(outcome.output);
@@ -294,7 +283,7 @@ export class PluginSandbox {
   }
 
   #post(message: HostMessage): void {
-    if (this.#stopped === null) this.#worker.postMessage(message);
+    if (this.#stopped === null) this.#transport.send(message);
   }
 
   #configId(config: Readonly<Config>): number {
@@ -328,28 +317,4 @@ function plainOutput(out: unknown): ToolOutput {
     ...(record.ok === false ? { ok: false } : {}),
     ...(typeof record.status === "string" ? { status: record.status } : {}),
   };
-}
-
-function mib(bytes: number): string {
-  return `${bytes / 1024 / 1024} MiB`;
-}
-
-let bootstrap: URL | undefined;
-
-/**
- * The Worker's module: beside this one in the source tree (and in a compiled binary), at
- * `src/plugin/sandbox_worker.js` beside the shared chunk in a `deno task bundle` build.
- */
-function bootstrapUrl(): URL {
-  if (bootstrap) return bootstrap;
-  for (const relative of ["./sandbox_worker.ts", "./src/plugin/sandbox_worker.js"]) {
-    const url = new URL(relative, import.meta.url);
-    if (url.protocol !== "file:") return bootstrap = url;
-    try {
-      if (Deno.statSync(fileURLToPath(url)).isFile) return bootstrap = url;
-    } catch {
-      // try the next layout
-    }
-  }
-  throw new Error("the plugin sandbox module (sandbox_worker) is missing from this svc build");
 }

@@ -33,6 +33,7 @@ export interface SandboxedOptions {
   cacheDir: string | null;
   /** Run the hooks even when registrations are remembered (and remember what they give). */
   fresh?: boolean;
+  transport?: "process" | "worker";
 }
 
 /** The grant of a candidate with a manifest in `worktree`, or why it has none. */
@@ -65,14 +66,15 @@ export async function activateSandboxed(
       entryPath: c.entryPath!,
       grant: granted.grant,
       timeouts: options.timeouts,
+      transport: options.transport,
     });
   const slot = options.cacheDir && cacheable(granted.grant)
     ? await cacheSlot(options.cacheDir, scan.root, c.manifest, scan.entries)
     : null;
   const cached = slot && !options.fresh ? await readCache(slot) : null;
   if (slot && cached) {
-    const lazy = new LazySandbox(c.name, start, (fresh) => {
-      if (JSON.stringify(fresh) !== JSON.stringify(cached)) void writeCache(slot, fresh);
+    const lazy = new LazySandbox(c.name, start, async (fresh) => {
+      if (JSON.stringify(fresh) !== JSON.stringify(cached)) await writeCache(slot, fresh);
     });
     try {
       return { registrations: rebuild(cached, lazy), sandbox: lazy };
@@ -121,14 +123,14 @@ function rebuild(data: RegistrationData, channel: SandboxChannel): Registrations
 class LazySandbox implements SandboxHandle {
   #name: string;
   #start: () => ReturnType<typeof PluginSandbox.start>;
-  #loaded: (data: RegistrationData) => void;
+  #loaded: (data: RegistrationData) => Promise<void>;
   #running?: Promise<PluginSandbox | string>;
   #stopped: string | null = null;
 
   constructor(
     name: string,
     start: () => ReturnType<typeof PluginSandbox.start>,
-    loaded: (data: RegistrationData) => void,
+    loaded: (data: RegistrationData) => Promise<void>,
   ) {
     this.#name = name;
     this.#start = start;
@@ -154,10 +156,10 @@ class LazySandbox implements SandboxHandle {
 
   async #sandbox(): Promise<PluginSandbox> {
     if (this.#stopped !== null) throw new Error(`plugin ${this.#name} stopped: ${this.#stopped}`);
-    this.#running ??= this.#start().then((started) => {
+    this.#running ??= this.#start().then(async (started) => {
       if (typeof started === "string") return started;
       if (this.#stopped !== null) started.sandbox.stop(this.#stopped);
-      else this.#loaded(started.registrations);
+      else await this.#loaded(started.registrations);
       return started.sandbox;
     });
     const sandbox = await this.#running;

@@ -67,7 +67,7 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     assert.equal((await run(["config", "set", "plugins", "[]"])).code, 0);
     const listed = JSON.parse((await run(["plugins", "list", "--json"])).stdout);
     const example = listed.find((p: { name: string }) => p.name === "svc-example-wordcount");
-    assert.deepEqual([example.status, example.origin], ["loaded", "local"]);
+    assert.deepEqual([example.status, example.origin], ["loaded", "local"], example.message);
     // ... in its sandbox (the installed build's Worker module), and its tool runs.
     const counting = await startFakeProvider([
       { tool_calls: [{ name: "word_count", arguments: { text: "a b" } }] },

@@ -81,3 +81,30 @@ export async function sandboxedProbe(
   const loaded = await loadPlugins({ ...t.roots, names: ["probe"], timeoutMs });
   return Object.assign(loaded, { [Symbol.dispose]: () => loaded.close() });
 }
+
+/** Command lines of the running sandbox processes of the plugin `name` (Linux: /proc). */
+export function sandboxProcesses(name: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let args: string[];
+    try {
+      args = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (args.some((a) => a.endsWith("/sandbox_process.ts")) && args.at(-2) === name) {
+      found.push(args.join(" "));
+    }
+  }
+  return found;
+}
+
+/** Waits until no sandbox process of `name` runs (a killed one takes a moment); false if one does. */
+export async function sandboxGone(name: string): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    if (sandboxProcesses(name).length === 0) return true;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  return false;
+}

@@ -71,12 +71,12 @@ Deno.test("a changed file or any granted permission makes a plugin load afresh",
 
 Deno.test("a remembered plugin that no longer loads fails its calls with the reason", async () => {
   await using t = await makeLayout();
-  await stampPlugin(t, {}, 300);
-  (await load(t, { timeoutMs: 5000 })).loaded.close();
-  const remembered = await load(t, { timeoutMs: 100 });
+  await stampPlugin(t, {}, 2500);
+  (await load(t, { timeoutMs: 10_000 })).loaded.close();
+  const remembered = await load(t, { timeoutMs: 1500 });
   try {
     assert.deepEqual(await call(remembered.loaded), {
-      error: "plugin stamp did not load: register_tools failed: timed out after 100 ms",
+      error: "plugin stamp did not load: register_tools failed: timed out after 1500 ms",
     });
   } finally {
     remembered.loaded.close();

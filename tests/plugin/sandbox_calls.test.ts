@@ -5,7 +5,7 @@ import { loadPlugins } from "../../src/plugin/load.ts";
 import { normalizeToolCall } from "../../src/tool/normalize.ts";
 import { ToolRegistry } from "../../src/tool/registry.ts";
 import type { AskRequest } from "../../src/tool/types.ts";
-import { call, sandboxedProbe } from "./_sandbox.ts";
+import { call, probeEntry, sandboxedProbe } from "./_sandbox.ts";
 import { copyFixture, makeLayout, manifest, testContext, writePlugin } from "./_helpers.ts";
 
 Deno.test("every hook's plain registrations cross from a sandboxed plugin", async () => {
@@ -185,4 +185,22 @@ Deno.test("a sandboxed plugin's agent types keep only the deny entries of tool_p
   assert.deepEqual(loaded.types, [
     { name: "loose", system_prompt: "x", tool_permission: { web: "deny" } },
   ]);
+});
+
+Deno.test("in svc's own process (a compiled binary's way) a Worker still gets only its grant", async () => {
+  await using t = await makeLayout();
+  await writePlugin(t.globalDir, "probe", {
+    "manifest.json": manifest("probe", { permissions: { run: ["true"] } }),
+    "mod.ts": probeEntry(`return String((await new Deno.Command(args.arg).output()).code);`),
+  });
+  const loaded = await loadPlugins({ ...t.roots, names: ["probe"], transport: "worker" });
+  try {
+    assert.deepEqual(await call(loaded, "true"), { content: "0" });
+    assert.deepEqual(await call(loaded, "false"), {
+      error: `Requires run access to "false": plugin probe is not granted it (see "permissions" ` +
+        "in its manifest.json)",
+    });
+  } finally {
+    loaded.close();
+  }
 });
