@@ -112,3 +112,38 @@ Deno.test("plugins list prints a table and every subcommand documents --path", a
     assert.match(help.stdout, /--path <dir>/, sub);
   }
 });
+
+Deno.test("plugins test runs a plugin's tests with its permissions, and an untrusted worktree's not at all", async () => {
+  // Each test passes only when Deno refuses what the manifest does not grant (under -A it fails).
+  const refusals = `Deno.test("run is refused", async () => {
+  let refused = false;
+  try { await new Deno.Command("true").output(); } catch (e) { refused = e instanceof Deno.errors.NotCapable; }
+  if (!refused) throw new Error("started a process");
+});
+Deno.test("reading / is refused", () => {
+  let refused = false;
+  try { Deno.readDirSync("/"); } catch (e) { refused = e instanceof Deno.errors.NotCapable; }
+  if (!refused) throw new Error("read /");
+});
+Deno.test("granted env is readable", () => { Deno.env.get("PATH"); });
+`;
+  const files = {
+    "manifest.json": manifest("confined", { permissions: { env: ["PATH"] } }),
+    "mod.ts": "",
+    "tests/confined.test.ts": refusals,
+  };
+  await using t = await makeLayout();
+  await writePlugin(t.localDir, "confined", files);
+  const run = await runCli(t, ["test", "confined"]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /ok \| 3 passed/);
+
+  await using untrusted = await makeLayout({ trusted: false });
+  await writePlugin(untrusted.localDir, "confined", files);
+  assert.deepEqual(await runCli(untrusted, ["test", "confined"]), {
+    code: 0,
+    stdout: "confined: not run: this worktree is not trusted (run svc trust first)\n" +
+      "Plugin tests passed: 0\n",
+    stderr: "",
+  });
+});
