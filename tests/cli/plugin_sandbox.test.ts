@@ -84,3 +84,33 @@ export function register_tools(registry) {
     ["true", "pong", "openai", "Error: tool failed: kaboom"],
   );
 });
+
+Deno.test("svc trust says what the worktree's own plugins may use once they load", async () => {
+  const manifest = (name: string, permissions: unknown) =>
+    JSON.stringify({ name, version: "1.0.0", svc_version: "*", permissions });
+  await using box = await sandbox({
+    ".svc/plugins/probe/manifest.json": manifest("probe", {
+      read: true,
+      net: ["api.example.com"],
+      run: ["git"],
+    }),
+    ".svc/plugins/probe/mod.ts": "",
+    ".svc/plugins/quiet/manifest.json": manifest("quiet", {}),
+    ".svc/plugins/quiet/mod.ts": "",
+    ".svc/plugins/greedy/manifest.json": manifest("greedy", { read: ["~"] }),
+    ".svc/plugins/greedy/mod.ts": "",
+  });
+  const out = await svc(["trust"], { cwd: box.worktree, env: box.env });
+  assert.equal(out.code, 0, out.stderr);
+  const home = await Deno.realPath(box.home);
+  assert.equal(
+    out.stdout,
+    `Trusted ${box.worktree}: its .svc/config.json and .svc/plugins now apply in full\n` +
+      "Its plugins run sandboxed; each may use:\n" +
+      `  greedy: not loaded: permissions.read: "~" (${home}) contains svc's own folder ` +
+      `${home}/.config/svc (API keys, trust list)\n` +
+      "  probe: read: the worktree; net: api.example.com; run: git (a started program is not " +
+      "sandboxed)\n" +
+      "  quiet: nothing beyond its own folder\n",
+  );
+});
