@@ -3,10 +3,12 @@
  * and every bundled plugin writes `dist/main.js`, `dist/plugins/<name>/` (the plugin's `mod.js`
  * plus its manifest) and shared chunks: zod, commander and the engine are loaded once, and what
  * only some commands need (the MCP SDK, prompts, the web fetcher) stays in chunks loaded on use.
- * `deno run -A dist/main.js` then works from any folder without the source tree or node_modules.
+ * `deno run <svc's permissions> dist/main.js` then works from any folder without the source tree
+ * or node_modules; `dist/deno.json` carries the import map and the unstable flags.
  * An argument names another output folder.
  */
 import { join, relative } from "node:path";
+import { SVC_PERMISSIONS } from "./permissions.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const dist = Deno.args[0] ?? join(root, "dist");
@@ -31,6 +33,10 @@ const args = [
   "--outdir",
   dist,
   "main.ts",
+  // The plugin sandbox's modules, loaded by URL: dist/src/plugin/sandbox_worker.js (the Worker)
+  // and dist/src/plugin/sandbox_process.js (the child process that hosts it).
+  "src/plugin/sandbox_worker.ts",
+  "src/plugin/sandbox_process.ts",
   ...plugins.map((p) => p.entry),
 ];
 const { success, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -50,7 +56,15 @@ for (const plugin of plugins) {
   const manifest = { ...plugin.manifest, entry: "mod.js" };
   await Deno.writeTextFile(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 }
+// Deno reads the deno.json beside the main module: the import map (third-party plugins import bare
+// names like `zod`) and the unstable flags (the plugin sandbox's Worker options). No lock file.
+const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+const { unstable, imports } = config;
+await Deno.writeTextFile(
+  join(dist, "deno.json"),
+  `${JSON.stringify({ unstable, imports, lock: false }, null, 2)}\n`,
+);
 console.error(
   `wrote ${dist}/main.js, ${plugins.length} plugins and their shared chunks; ` +
-    `run it with: deno run -A ${dist}/main.js`,
+    `run it with: deno run ${SVC_PERMISSIONS.join(" ")} ${dist}/main.js`,
 );

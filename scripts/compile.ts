@@ -1,17 +1,24 @@
 /**
  * `deno task compile`: builds the single `svc` binary with `deno compile`. Honours DENORT_BIN
  * (a local denort base binary) for machines that cannot download one. Bundled plugins are
- * included so dynamic imports of their entries resolve inside the binary.
+ * included so dynamic imports of their entries resolve inside the binary, and so is the plugin
+ * sandbox's Worker module. The binary carries svc's permission set (scripts/permissions.ts), never
+ * `-A`, and the Worker options that sandboxed plugins need.
  */
+import { SVC_PERMISSIONS } from "./permissions.ts";
+
 const out = Deno.args[0] ?? "dist/svc";
 const env: Record<string, string> = {};
 const denort = Deno.env.get("DENORT_BIN");
 if (denort) env.DENORT_BIN = denort;
 const args = [
   "compile",
-  "-A",
+  ...SVC_PERMISSIONS,
+  "--unstable-worker-options",
   "--include",
   "plugins",
+  "--include",
+  "src/plugin/sandbox_worker.ts",
   "--output",
   out,
   "main.ts",

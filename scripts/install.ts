@@ -4,12 +4,14 @@
  * installs the `svc` command from that copy with `deno install -g`. The installed svc needs
  * nothing from this checkout: moving, rebuilding or deleting the checkout does not break it. The
  * copied deno.json carries the import map (third-party plugins import bare names like `zod`) and
- * the unstable flags. Re-run this after updating the checkout to install the new version.
+ * the unstable flags. The command runs with svc's permission set (scripts/permissions.ts), not
+ * `-A`. Re-run this after updating the checkout to install the new version.
  * `--dist=<dir>` builds into another folder; other arguments go to `deno install` (for example
  * `--root <dir>`).
  */
 import { cp, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { SVC_PERMISSIONS } from "./permissions.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const distArg = Deno.args.find((a) => a.startsWith("--dist="));
@@ -72,7 +74,7 @@ await placeCopy();
 await run([
   "install",
   "--global",
-  "--allow-all",
+  ...SVC_PERMISSIONS,
   "--force",
   "--name",
   "svc",

@@ -65,6 +65,7 @@ export async function set(key: string, value: string, flags: ConfigScope): Promi
   // Plugin providers unfold refs too; loaded only here, as svc run would load them.
   const { loadPlugins } = await import("../plugin/load.ts");
   const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+  plugins.close(); // only their providers are needed
   const ref = unfoldModelRef(parsed.trim(), plugins.providers);
   if (!ref.provider) return;
   await recordApproval(ref.provider, ref.model);

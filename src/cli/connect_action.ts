@@ -30,11 +30,9 @@ export async function connect(
   try {
     const worktree = resolveWorktree(flags.path);
     const { config, trusted } = await loadConfigReport(worktree);
-    const { providers } = await loadPlugins({
-      worktree,
-      names: config.plugins,
-      trustLocal: trusted,
-    });
+    const loaded = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
+    loaded.close(); // only their providers are needed
+    const { providers } = loaded;
     target ??= await pickTarget(providers.map((p) => p.id));
     const plan = await planConnect(target, name, providers);
     let apiKey = plan.storedKey;

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
 import type { PluginInfo } from "../plugin/mod.ts";
+import { grantSummary } from "../plugin/grant.ts";
 
 /** The plugin manager and config loader load only when a plugins subcommand runs. */
 const manager = () => import("../plugin/mod.ts");
@@ -38,12 +39,17 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
         const { loadPlugins } = await manager();
         const { config, trusted, warnings } = await loadConfigReport(worktree);
         for (const warning of warnings) console.error(`warning: ${warning}`);
-        const { plugins } = await loadPlugins({
+        const loaded = await loadPlugins({
           ...roots(flags),
           names: config.plugins,
           trustLocal: trusted,
+          fresh: true,
         });
-        console.log(flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins));
+        loaded.close();
+        const { plugins } = loaded;
+        console.log(
+          flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins, worktreeOf(flags)),
+        );
       })
     );
 
@@ -53,9 +59,10 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--force", "replace an installed plugin of the same name")
     .action((source: string, flags: InstallFlags, cmd: Command) =>
       guard(cmd, async () => {
-        const { installPlugin } = await manager();
+        const { describeGrant, installPlugin } = await manager();
         const done = await installPlugin(source, { ...roots(flags), ...flags });
         console.log(`Installed ${done.name} ${done.version} (${done.origin}) at ${done.dir}`);
+        console.log(asksFor(describeGrant(done.grant, worktreeOf(flags))));
         const { isTrusted } = await import("../config/trust.ts");
         if (done.origin === "local" && !(await isTrusted(worktreeOf(flags)))) {
           console.error(
@@ -69,7 +76,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--global", "only consider global plugins")
     .action((name: string | undefined, flags: InstallFlags, cmd: Command) =>
       guard(cmd, async () => {
-        const { updatablePlugins, updatePlugin } = await manager();
+        const { describeGrant, updatablePlugins, updatePlugin } = await manager();
         const names = name ? [name] : await updatablePlugins({ ...roots(flags), ...flags });
         if (names.length === 0) console.log("No installed plugins with a recorded source");
         const failed: string[] = [];
@@ -79,6 +86,9 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
             console.log(
               `Updated ${done.name} ${done.previous ?? "?"} -> ${done.version} (${done.origin})`,
             );
+            if (JSON.stringify(done.grant) !== JSON.stringify(done.previousGrant)) {
+              console.log(asksFor(describeGrant(done.grant, worktreeOf(flags)), "now"));
+            }
           } catch (err) {
             if (name) throw err;
             console.error(`${each}: ${(err as Error).message}`);
@@ -99,15 +109,19 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
       })
     );
 
-  sub("test [name]", "Run a plugin's own tests (deno test -A <plugin>/tests), or every plugin's")
+  sub("test [name]", "Run a plugin's own tests with its permissions, or every plugin's")
     .action((name: string | undefined, flags: PathFlags, cmd: Command) =>
       guard(cmd, async () => {
         const { runPluginTests } = await manager();
+        const { isTrusted } = await import("../config/trust.ts");
         const runs = await runPluginTests(name, {
           ...roots(flags),
+          trustLocal: await isTrusted(worktreeOf(flags)),
           onStart: (p) => console.log(`Testing ${p.name} (${p.origin}) in ${p.dir}`),
         });
-        for (const run of runs) if (run.code === null) console.log(`${run.name}: no tests`);
+        for (const run of runs) {
+          if (run.code === null) console.log(`${run.name}: ${run.skipped ?? "no tests"}`);
+        }
         const failed = runs.filter((run) => run.code !== null && run.code !== 0);
         if (failed.length) {
           throw new Error(`Tests failed for ${failed.map((r) => r.name).join(", ")}`);
@@ -123,6 +137,14 @@ interface InstallFlags extends PathFlags {
   global?: boolean;
   deps?: boolean;
   force?: boolean;
+}
+
+/** What a sandboxed plugin asks for, one permission a line. */
+function asksFor(lines: string[], when = ""): string {
+  const asks = `It runs sandboxed and ${when ? `${when} ` : ""}asks for`;
+  return lines.length
+    ? `${asks}:\n${lines.map((line) => `  ${line}`).join("\n")}`
+    : `${asks} no permissions (it can read only its own folder)`;
 }
 
 /** The worktree: `--path`, else the current folder. */
@@ -146,15 +168,23 @@ async function runGuarded(
   }
 }
 
-/** Renders plugins as an aligned text table. */
-export function formatTable(plugins: PluginInfo[]): string {
+/**
+ * Renders plugins as an aligned text table; PERMISSIONS is `all` for bundled plugins, else what
+ * the plugin's Worker is granted (`none`, or for example `read=worktree net=api.example.com`).
+ */
+export function formatTable(plugins: PluginInfo[], worktree: string): string {
   if (plugins.length === 0) return "No plugins found";
-  const head = ["NAME", "VERSION", "ORIGIN", "STATUS", "MESSAGE"];
+  const head = ["NAME", "VERSION", "ORIGIN", "STATUS", "PERMISSIONS", "MESSAGE"];
   const rows = plugins.map((p) => [
     p.name,
     p.version || "-",
     p.origin ?? "-",
     p.status,
+    p.permissions === null
+      ? "-"
+      : p.permissions === "all"
+      ? "all"
+      : grantSummary(p.permissions, worktree),
     p.message.split("\n")[0],
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

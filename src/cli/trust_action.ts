@@ -36,8 +36,26 @@ export async function trust(folder: string | undefined, flags: TrustFlags): Prom
   }
   if (!flags.remove) {
     console.log(`Trusted ${target}: its .svc/config.json and .svc/plugins now apply in full`);
+    for (const line of await localPluginAsks(target)) console.log(line);
   } else if (!before.includes(target)) {
     console.log(`${target} was not in the trust list`);
   } else console.log(`No longer trusted: ${target}`);
   if (flags.remove && via) console.log(`It is still trusted through ${via}`);
+}
+
+/** What the worktree's own plugins ask for, now that they will load (sandboxed). */
+async function localPluginAsks(worktree: string): Promise<string[]> {
+  const { describeGrant, discoverPlugins, grantFor } = await import("../plugin/mod.ts");
+  const local = (await discoverPlugins({ worktree, trustLocal: true }))
+    .filter((c) => c.origin === "local" && c.manifest);
+  if (local.length === 0) return [];
+  const lines = ["Its plugins run sandboxed; each may use:"];
+  for (const c of local) {
+    const granted = grantFor(c.manifest!, { pluginDir: c.dir, worktree });
+    const asks = granted.ok
+      ? describeGrant(granted.grant, worktree)
+      : [`not loaded: ${granted.error}`];
+    lines.push(`  ${c.name}: ${asks.length ? asks.join("; ") : "nothing beyond its own folder"}`);
+  }
+  return lines;
 }

@@ -28,20 +28,39 @@ export const LISTENER_CHECK_MS = 1_000;
 
 /**
  * The default connection cap: half the open-file limit, between 16 and 1024, so sockets can never
- * take every descriptor (files, pipes and child processes need the rest). Linux only reads the
- * limit; elsewhere 256.
+ * take every descriptor (files, pipes and child processes need the rest). The limit comes from
+ * /proc/self/limits, which Deno allows only with every permission; under svc's own permission set
+ * from the shell's `ulimit -n`; without either, 256.
  */
 export function defaultMaxConnections(): number {
-  let limit = 512;
+  const limit = procOpenFileLimit() ?? shellOpenFileLimit() ?? 512;
+  return Math.max(16, Math.min(1024, Math.floor(limit / 2)));
+}
+
+function procOpenFileLimit(): number | undefined {
   try {
     const line = Deno.readTextFileSync("/proc/self/limits").split("\n")
       .find((l) => l.startsWith("Max open files"));
-    const soft = Number(line?.split(/\s{2,}/)[1]);
-    if (Number.isFinite(soft) && soft > 0) limit = soft;
+    return positive(line?.split(/\s{2,}/)[1]);
   } catch {
-    // no /proc: keep the conservative default
+    return undefined; // no /proc, or not allowed
   }
-  return Math.max(16, Math.min(1024, Math.floor(limit / 2)));
+}
+
+function shellOpenFileLimit(): number | undefined {
+  if (Deno.build.os === "windows") return undefined;
+  try {
+    const out = new Deno.Command("sh", { args: ["-c", "ulimit -n"], stdin: "null", stderr: "null" })
+      .outputSync();
+    return out.success ? positive(new TextDecoder().decode(out.stdout).trim()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function positive(text: string | undefined): number | undefined {
+  const value = Number(text);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** The default limits, with the cap from the open-file limit. */

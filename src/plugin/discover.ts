@@ -1,7 +1,8 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { incompatibility, type Manifest, readManifest } from "./manifest.ts";
+import { rememberManifest } from "./manifest_memo.ts";
 
 /** Where a plugin was found; later origins take precedence. */
 export type PluginOrigin = "bundled" | "global" | "local";
@@ -62,6 +63,18 @@ export function bundledPluginsDir(): string | null {
   return null;
 }
 
+/**
+ * Where svc remembers what it learnt about third-party plugins (compatible manifests, sandboxed
+ * registrations): `plugin_cache/` beside the global root, in svc's own folder.
+ */
+export function pluginCacheDir(options: RootOptions): string {
+  return cacheDirOf(pluginRoots(options));
+}
+
+function cacheDirOf(roots: PluginRoot[]): string {
+  return join(dirname(roots.find((root) => root.origin === "global")!.dir), "plugin_cache");
+}
+
 /** The three roots in precedence order: bundled < global < local. */
 export function pluginRoots(options: RootOptions): PluginRoot[] {
   const bundled = options.bundledDir ?? bundledPluginsDir();
@@ -77,8 +90,10 @@ export function pluginRoots(options: RootOptions): PluginRoot[] {
  * never hide an older compatible one. Never throws for bad plugins or missing roots.
  */
 export async function discoverPlugins(options: RootOptions): Promise<Candidate[]> {
+  const roots = pluginRoots(options);
+  const memoDir = cacheDirOf(roots);
   const perRoot = await Promise.all(
-    pluginRoots(options).map((root) => readRoot(root, options.trustLocal ?? true)),
+    roots.map((root) => readRoot(root, options.trustLocal ?? true, memoDir)),
   );
   const candidates = perRoot.flat();
   const winners = new Map<string, Candidate>();
@@ -100,7 +115,11 @@ export async function discoverPlugins(options: RootOptions): Promise<Candidate[]
   return candidates;
 }
 
-async function readRoot(root: PluginRoot, trustLocal: boolean): Promise<Candidate[]> {
+async function readRoot(
+  root: PluginRoot,
+  trustLocal: boolean,
+  memoDir: string,
+): Promise<Candidate[]> {
   const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(root.dir)) {
@@ -121,11 +140,15 @@ async function readRoot(root: PluginRoot, trustLocal: boolean): Promise<Candidat
       message: UNTRUSTED_PLUGIN,
     }));
   }
-  const found = await Promise.all(names.map((name) => readCandidate(root, name)));
+  const found = await Promise.all(names.map((name) => readCandidate(root, name, memoDir)));
   return found.filter((candidate): candidate is Candidate => candidate !== null);
 }
 
-async function readCandidate(root: PluginRoot, folder: string): Promise<Candidate | null> {
+async function readCandidate(
+  root: PluginRoot,
+  folder: string,
+  memoDir: string,
+): Promise<Candidate | null> {
   const dir = join(root.dir, folder);
   try {
     if (!(await Deno.stat(dir)).isDirectory) return null;
@@ -135,11 +158,12 @@ async function readCandidate(root: PluginRoot, folder: string): Promise<Candidat
   const base = { name: folder, origin: root.origin, dir };
   // Bundled plugins ship with this svc; their manifests are checked by the test suite.
   const trusted = root.origin === "bundled";
-  const read = await readManifest(dir, { trusted });
+  const read = await readManifest(dir, { trusted, memoDir });
   if (!read.ok) return { ...base, state: "errored", message: read.error };
   const { manifest, entryPath } = read;
   const named = { ...base, name: manifest.name, manifest, entryPath };
-  const reason = trusted ? null : await incompatibility(manifest);
+  const reason = trusted || read.compatible ? null : await incompatibility(manifest);
   if (reason) return { ...named, state: "skipped", message: reason };
+  if (read.marker) await rememberManifest(read.marker);
   return { ...named, state: "ok", message: "" };
 }

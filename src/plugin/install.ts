@@ -2,7 +2,9 @@ import { pathExists } from "../util/fs.ts";
 import { join } from "node:path";
 import { type Candidate, discoverPlugins, type PluginOrigin, pluginRoots } from "./discover.ts";
 import type { RootOptions } from "./discover.ts";
+import { folderProblem } from "./confine.ts";
 import { incompatibility, readManifest } from "./manifest.ts";
+import { grantFor, type PluginGrant } from "./permissions.ts";
 import { denoBinary } from "./test_runner.ts";
 import { fetchSource, readSourceRecord, writeSourceRecord } from "./source.ts";
 
@@ -24,6 +26,10 @@ export interface InstalledPlugin {
   dir: string;
   /** The version that was replaced, if any. */
   previous?: string;
+  /** What the plugin's sandbox grants, in the worktree it was installed for. */
+  grant: PluginGrant;
+  /** The grant of the replaced copy, when it had a valid one. */
+  previousGrant?: PluginGrant;
 }
 
 /**
@@ -121,12 +127,27 @@ async function stageAndPlace(
     const reason = await incompatibility(read.manifest);
     if (reason) throw new Error(`Cannot install ${name} ${version}: ${reason}`);
     await check(name);
+    const dir = replacing?.dir ?? join(root, name);
+    const places = { worktree: origin === "global" ? null : options.worktree };
+    const granted = grantFor(read.manifest, { ...places, pluginDir: dir });
+    if (!granted.ok) throw new Error(`Cannot install ${name} ${version}: ${granted.error}`);
+    const problem = folderProblem(staging);
+    if (problem) throw new Error(`Cannot install ${name} ${version}: ${problem}`);
     if (options.deps && requires.length) await cacheRequirements(name, requires);
     await writeSourceRecord(staging, record);
-    const dir = replacing?.dir ?? join(root, name);
     await replaceDir(staging, dir);
     const previous = replacing?.manifest?.version;
-    return { name, version, origin, dir, ...(previous ? { previous } : {}) };
+    const before = replacing?.manifest &&
+      grantFor(replacing.manifest, { ...places, pluginDir: dir });
+    return {
+      name,
+      version,
+      origin,
+      dir,
+      grant: granted.grant,
+      ...(previous ? { previous } : {}),
+      ...(before && before.ok ? { previousGrant: before.grant } : {}),
+    };
   } finally {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
   }

@@ -4,9 +4,11 @@ import { pathToFileURL } from "node:url";
 import {
   type Candidate,
   discoverPlugins,
+  pluginCacheDir,
   type PluginOrigin,
   type RootOptions,
 } from "./discover.ts";
+import type { PluginGrant } from "./grant.ts";
 import {
   emptyRegistrations,
   HOOKS,
@@ -14,6 +16,7 @@ import {
   mergeRegistrations,
   type Registrations,
 } from "./registrars.ts";
+import { activateSandboxed, candidateGrant, type SandboxHandle } from "./sandboxed.ts";
 
 /** Status of a plugin after loading. */
 export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
@@ -26,6 +29,11 @@ export interface PluginInfo {
   dir: string | null;
   status: PluginStatus;
   message: string;
+  /**
+   * Deno permissions: `all` for a bundled plugin (in-process, fully trusted), the Worker's grant
+   * for a global or local one, null when unknown (no valid manifest, or not read).
+   */
+  permissions: PluginGrant | "all" | null;
 }
 
 /** Options of `loadPlugins`: the roots plus the config `plugins` list (empty loads all). */
@@ -35,6 +43,16 @@ export interface LoadOptions extends RootOptions {
   trustLocal: boolean;
   /** Longest wait for one entry import or one hook, in milliseconds (default 30 s and 10 s). */
   timeoutMs?: number;
+  /**
+   * Run every sandboxed plugin's hooks now instead of starting from remembered registrations
+   * (`svc plugins list` shows real statuses); what they register is remembered all the same.
+   */
+  fresh?: boolean;
+  /**
+   * Where sandboxed plugins' Workers run: each in a child process (the default under `deno`), or
+   * in svc's own process (the only way in a compiled binary; see sandbox_transport.ts).
+   */
+  transport?: "process" | "worker";
 }
 
 /** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
@@ -44,11 +62,15 @@ export interface LoadResult extends Registrations {
   owners: Map<string, string>;
   /** The plugin that registered each service. */
   serviceOwners: Map<ServiceDef, string>;
+  /** Stops the Workers of sandboxed plugins (their tools fail afterwards); idempotent. */
+  close(): void;
 }
 
 /**
- * Discovers plugins, imports the enabled entries in parallel and runs their hooks. Never throws
- * for a bad plugin: a failing import or hook marks it `errored` and drops its registrations.
+ * Discovers plugins, loads the enabled ones in parallel and runs their hooks: bundled plugins
+ * in-process, global and local ones each in a Worker with exactly its manifest's permissions.
+ * Never throws for a bad plugin: a failing import or hook marks it `errored` and drops its
+ * registrations. Call `close()` on the result when its tools are no longer needed.
  */
 export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const candidates = await discoverPlugins(options);
@@ -56,8 +78,32 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const enabled = (c: Candidate) => c.state === "ok" && (wanted.size === 0 || wanted.has(c.name));
   const timeouts = { import: options.timeoutMs ?? 30_000, hook: options.timeoutMs ?? 10_000 };
   const active = candidates.filter(enabled);
-  const outcomes = await Promise.all(active.map((c) => activate(c, timeouts)));
+  const sandboxes: SandboxHandle[] = [];
+  const sandboxed = {
+    timeouts,
+    cacheDir: pluginCacheDir(options),
+    fresh: options.fresh === true,
+    transport: options.transport,
+  };
+  const loading = new Map<Candidate, Promise<Registrations | string>>();
+  // Sandboxed plugins first: their Workers boot on other threads while svc's own thread imports
+  // the bundled plugins. Registrations still merge in discovery order.
+  for (const c of active.filter((c) => c.origin !== "bundled")) {
+    loading.set(
+      c,
+      activateSandboxed(c, options.worktree, sandboxed).then((outcome) => {
+        if ("error" in outcome) return outcome.error;
+        sandboxes.push(outcome.sandbox);
+        return outcome.registrations;
+      }),
+    );
+  }
+  for (const c of active.filter((c) => c.origin === "bundled")) {
+    loading.set(c, activate(c, timeouts));
+  }
+  const outcomes = await Promise.all(active.map((c) => loading.get(c)!));
   const result = emptyLoadResult();
+  result.close = () => sandboxes.forEach((sandbox) => sandbox.stop());
   const errors = new Map<Candidate, string>();
   active.forEach((candidate, i) => {
     const outcome = outcomes[i];
@@ -69,7 +115,8 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     }
   });
   for (const candidate of orderForDisplay(candidates)) {
-    result.plugins.push(describe(candidate, errors, enabled(candidate)));
+    const info = describe(candidate, errors, enabled(candidate));
+    result.plugins.push({ ...info, permissions: permissionsOf(candidate, options.worktree) });
   }
   const known = new Set(candidates.map((c) => c.name));
   for (const name of wanted) {
@@ -85,6 +132,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
       message: planned
         ? "Bundled plugin not shipped in this build yet"
         : "Not found in the bundled, global or local plugin folders",
+      permissions: null,
     });
   }
   return result;
@@ -92,10 +140,27 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
 
 /** A load result with no plugins and nothing registered. */
 export function emptyLoadResult(): LoadResult {
-  return { plugins: [], owners: new Map(), serviceOwners: new Map(), ...emptyRegistrations() };
+  return {
+    plugins: [],
+    owners: new Map(),
+    serviceOwners: new Map(),
+    close() {},
+    ...emptyRegistrations(),
+  };
 }
 
-function describe(c: Candidate, errors: Map<Candidate, string>, enabled: boolean): PluginInfo {
+/** What a candidate runs with: everything when bundled, else its grant in this worktree. */
+function permissionsOf(c: Candidate, worktree: string): PluginInfo["permissions"] {
+  if (c.origin === "bundled") return "all";
+  const granted = candidateGrant(c, worktree);
+  return granted.ok ? granted.grant : null;
+}
+
+function describe(
+  c: Candidate,
+  errors: Map<Candidate, string>,
+  enabled: boolean,
+): Omit<PluginInfo, "permissions"> {
   const base = { name: c.name, version: c.manifest?.version ?? "", origin: c.origin, dir: c.dir };
   if (c.state === "skipped" || c.state === "errored") {
     return { ...base, status: c.state, message: c.message };

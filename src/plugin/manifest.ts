@@ -3,12 +3,11 @@ import { z } from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { manifestMarker } from "./manifest_memo.ts";
+import { PermissionsSchema } from "./permissions.ts";
 
 /** Largest manifest.json accepted; anything bigger is refused unread. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
-
-/** Deno permission names a manifest may declare (enforced once plugins run in Workers). */
-export const PLUGIN_PERMISSIONS = ["read", "write", "net", "run", "env"] as const;
 
 type Semver = typeof import("semver");
 let semverModule: Semver | undefined;
@@ -41,7 +40,8 @@ export const ManifestSchema = z.object({
       message: "must be an npm:, jsr: or https:// specifier",
     }),
   ).max(100).default([]),
-  permissions: z.array(z.enum(PLUGIN_PERMISSIONS)).default([]),
+  /** What a global or local plugin's sandbox grants (see permissions.ts). */
+  permissions: PermissionsSchema,
 });
 
 /** A validated manifest. */
@@ -49,16 +49,25 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** A manifest read from disk: the validated manifest and the absolute entry path, or an error. */
 export type ManifestResult =
-  | { ok: true; manifest: Manifest; entryPath: string }
+  | {
+    ok: true;
+    manifest: Manifest;
+    entryPath: string;
+    /** With `memoDir`: already known valid and compatible (no version check needed). */
+    compatible?: true;
+    /** With `memoDir`: the marker to remember once the version ranges are found compatible. */
+    marker?: string;
+  }
   | { ok: false; error: string };
 
 /**
  * Reads and validates `<dir>/manifest.json`. Never throws: a missing, oversized, non-JSON or
  * invalid manifest, or an entry that resolves outside the plugin folder, becomes `ok: false`.
+ * With `memoDir`, a manifest remembered there as compatible skips the version checks.
  */
 export async function readManifest(
   dir: string,
-  options: { trusted?: boolean } = {},
+  options: { trusted?: boolean; memoDir?: string } = {},
 ): Promise<ManifestResult> {
   const path = join(dir, "manifest.json");
   let text: string;
@@ -79,18 +88,37 @@ export async function readManifest(
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = specific(parsed.error.issues[0]);
     const where = issue.path.length ? `"${issue.path.join(".")}" ` : "";
     return { ok: false, error: `Invalid manifest.json: ${where}${issue.message}` };
   }
   const manifest = parsed.data;
-  if (!options.trusted) {
+  const memo = !options.trusted && options.memoDir !== undefined
+    ? await manifestMarker(options.memoDir, text)
+    : undefined;
+  if (!options.trusted && !memo?.known) {
     const problem = versionFieldProblem(manifest, await loadSemver());
     if (problem) return { ok: false, error: `Invalid manifest.json: ${problem}` };
   }
   const entryPath = await resolveEntry(dir, manifest.entry);
   if (typeof entryPath !== "string") return { ok: false, error: entryPath.error };
-  return { ok: true, manifest, entryPath };
+  if (!memo) return { ok: true, manifest, entryPath };
+  return memo.known
+    ? { ok: true, manifest, entryPath, compatible: true }
+    : { ok: true, manifest, entryPath, marker: memo.path };
+}
+
+/**
+ * The issue to report: inside a union (the two forms of `permissions`), the option's issue that
+ * got furthest into the value, unless every option failed on the value's type.
+ */
+function specific(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code !== "invalid_union") return issue;
+  const firsts = issue.errors.map((list) => list[0]).filter(Boolean);
+  firsts.sort((a, b) => b.path.length - a.path.length);
+  const best = firsts[0];
+  if (!best || (best.path.length === 0 && best.code === "invalid_type")) return issue;
+  return specific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
 function versionFieldProblem(manifest: Manifest, semver: Semver): string | null {

@@ -33,5 +33,7 @@ export {
   updatablePlugins,
   updatePlugin,
 } from "./install.ts";
+export { describeGrant, grantSummary, type PluginGrant } from "./grant.ts";
+export { grantFor, PermissionsSchema, PLUGIN_PERMISSIONS } from "./permissions.ts";
 export { readSourceRecord, SOURCE_FILE, type SourceRecord, sourceType } from "./source.ts";
 export { type PluginTestRun, runPluginTests } from "./test_runner.ts";

@@ -1,16 +1,25 @@
 import { basename, join } from "node:path";
-import { type Candidate, discoverPlugins, type RootOptions } from "./discover.ts";
+import { folderProblem } from "./confine.ts";
+import { type Candidate, discoverPlugins, type RootOptions, UNTRUSTED_PLUGIN } from "./discover.ts";
+import { denoFlags } from "./grant.ts";
+import { grantFor } from "./permissions.ts";
 
-/** Result of one plugin's test run; `code` is null when the plugin has no `tests/` folder. */
+/**
+ * Result of one plugin's test run; `code` is null when the tests did not run: no `tests/` folder,
+ * or `skipped` says why (an untrusted worktree's plugin, a manifest without a valid grant).
+ */
 export interface PluginTestRun {
   name: string;
   dir: string;
   code: number | null;
+  skipped?: string;
 }
 
 /**
- * Runs `deno test -A <plugin>/tests` for `name`, or for every discovered plugin, one after the
- * other with output streamed to this process. Throws when `name` is not found.
+ * Runs `deno test <plugin>/tests` for `name`, or for every discovered plugin, one after the
+ * other with output streamed to this process: a bundled plugin's with `-A` (it runs in svc's
+ * process), a global or local one's with exactly the permissions its sandbox gets, and never
+ * those of an untrusted worktree's plugin. Throws when `name` is not found.
  */
 export async function runPluginTests(
   name: string | undefined,
@@ -25,9 +34,14 @@ export async function runPluginTests(
       runs.push({ name: plugin.name, dir: plugin.dir, code: null });
       continue;
     }
+    const permissions = testPermissions(plugin, options.worktree);
+    if (typeof permissions === "string") {
+      runs.push({ name: plugin.name, dir: plugin.dir, code: null, skipped: permissions });
+      continue;
+    }
     options.onStart?.(plugin);
     const status = await new Deno.Command(denoBinary(), {
-      args: ["test", "-A", tests],
+      args: ["test", ...permissions, tests],
       cwd: plugin.dir,
       stdin: "null",
       stdout: "inherit",
@@ -36,6 +50,20 @@ export async function runPluginTests(
     runs.push({ name: plugin.name, dir: plugin.dir, code: status.code });
   }
   return runs;
+}
+
+/** The permission flags of a plugin's tests, or why they do not run. */
+function testPermissions(plugin: Candidate, worktree: string): string[] | string {
+  if (plugin.origin === "bundled") return ["-A"];
+  if (plugin.message === UNTRUSTED_PLUGIN) {
+    return "not run: this worktree is not trusted (run svc trust first)";
+  }
+  if (!plugin.manifest) return `not run: ${plugin.message}`;
+  const granted = grantFor(plugin.manifest, { pluginDir: plugin.dir, worktree });
+  if (!granted.ok) return `not run: ${granted.error}`;
+  const problem = folderProblem(plugin.dir);
+  if (problem) return `not run: ${problem}`;
+  return denoFlags(granted.grant);
 }
 
 /** The deno executable: this process when it is deno, else `deno` from PATH. */

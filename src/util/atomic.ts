@@ -19,10 +19,32 @@ export interface AtomicWriteOptions {
   /**
    * Nothing outside this folder may be created or changed, even when a symbolic link on the way
    * is swapped during the write: the folder actually opened is checked before anything is written
-   * (on Linux through its descriptor; elsewhere by path, just before the write). Throws
-   * `OutsideRootError` when the file's folder lies outside it.
+   * (on Linux through its descriptor, when Deno allows /proc/self/fd; elsewhere by path, just
+   * before the write, which a concurrent swap can race). Throws `OutsideRootError` when the
+   * file's folder lies outside it.
    */
   confineTo?: string;
+}
+
+let descriptorPaths: boolean | undefined;
+
+/**
+ * Whether a confined write can go through /proc/self/fd: Linux, and a process Deno lets use it,
+ * which takes every permission (`-A`). svc's entry points run with a narrower set (see
+ * docs/security.md); a confined write then checks its folder by path just before writing, as on
+ * other systems.
+ */
+function descriptorPathsAllowed(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  if (descriptorPaths === undefined) {
+    try {
+      Deno.readLinkSync("/proc/self/fd/0");
+      descriptorPaths = true;
+    } catch (err) {
+      descriptorPaths = !(err instanceof Deno.errors.NotCapable);
+    }
+  }
+  return descriptorPaths;
 }
 
 /** The name of writeFileAtomic's temp files: a dot, 8 hex digits, `.tmp`. */
@@ -48,7 +70,7 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  if (options.confineTo !== undefined && Deno.build.os === "linux") {
+  if (options.confineTo !== undefined && descriptorPathsAllowed()) {
     return await writeConfined(path, bytes, options.confineTo, options);
   }
   const dir = dirname(path);

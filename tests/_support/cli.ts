@@ -1,4 +1,9 @@
-/** Spawns `main.ts` as a user would, with a temp HOME and worktree. */
+/**
+ * Spawns `main.ts` as a user would, with a temp HOME and worktree, and with the permissions of
+ * svc's entry points (never `-A`), so every end-to-end test also proves that set sufficient.
+ */
+import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface CliResult {
@@ -41,7 +46,7 @@ export async function svc(
   options: { cwd: string; env: Record<string, string>; stdin?: string },
 ): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, ...args],
+    args: ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
     cwd: options.cwd,
     env: options.env,
     stdin: options.stdin === undefined ? "null" : "piped",
@@ -61,7 +66,7 @@ export async function svc(
 /** Spawns svc and returns the live process (for signals). */
 export function spawnSvc(args: string[], options: { cwd: string; env: Record<string, string> }) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, ...args],
+    args: ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
     cwd: options.cwd,
     env: options.env,
     stdin: "null",

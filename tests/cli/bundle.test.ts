@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { sandbox } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
+import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 
 Deno.test("deno task bundle output runs from another folder with every bundled plugin", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
@@ -19,7 +20,7 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
   ]);
   const run = (args: string[]) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${dist}/main.js`, ...args],
+      args: ["run", ...SVC_PERMISSIONS, `${dist}/main.js`, ...args],
       cwd: box.worktree,
       env: box.env,
       stdout: "piped",

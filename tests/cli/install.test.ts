@@ -3,6 +3,7 @@ import { cp } from "node:fs/promises";
 import { sandbox, svc } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
+import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 
 const CHECKOUT = new URL("../../", import.meta.url).pathname;
 /** The caller's Deno cache, so installing under a temp HOME downloads nothing. */
@@ -66,7 +67,23 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     assert.equal((await run(["config", "set", "plugins", "[]"])).code, 0);
     const listed = JSON.parse((await run(["plugins", "list", "--json"])).stdout);
     const example = listed.find((p: { name: string }) => p.name === "svc-example-wordcount");
-    assert.deepEqual([example.status, example.origin], ["loaded", "local"]);
+    assert.deepEqual([example.status, example.origin], ["loaded", "local"], example.message);
+    // ... in its sandbox (the installed build's Worker module), and its tool runs.
+    const counting = await startFakeProvider([
+      { tool_calls: [{ name: "word_count", arguments: { text: "a b" } }] },
+      { text: "counted" },
+    ]);
+    const counted = await run(["run", "--base-url", counting.url, "--model", "m", "-p", "count"]);
+    await counting.close();
+    assert.deepEqual([counted.code, counted.stdout], [0, "counted\n"], counted.stderr);
+    assert.equal(
+      counting.requests[1].body.messages.at(-1).content,
+      "2 words, 1 line, 3 characters",
+    );
+    // The installed command carries svc's permission set, not -A.
+    const script = await Deno.readTextFile(`${bin}/svc`);
+    for (const flag of SVC_PERMISSIONS) assert.ok(script.includes(` ${flag} `), script);
+    assert.ok(!/--allow-all|\s-A\s/.test(script), script);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -1,6 +1,10 @@
 /** Shared helpers for plugin tests: temp roots, generated plugins, fixture copies. */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { type ContextParts, toolContext } from "../../src/tool/context.ts";
+import type { ToolContext } from "../../src/tool/types.ts";
 
 /** The repository root. */
 export const REPO = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -52,6 +56,27 @@ export async function makeLayout(options: { trusted?: boolean } = {}): Promise<L
   };
 }
 
+/** A tool context for calling a loaded plugin's tool directly (as svc's tool-call path would). */
+export function testContext(
+  worktree: string,
+  parts: Partial<ContextParts> = {},
+): ToolContext {
+  return toolContext({
+    worktree,
+    config: ConfigSchema.parse({}),
+    trusted: false,
+    headless: true,
+    session: "test",
+    signal: new AbortController().signal,
+    ...parts,
+  });
+}
+
+/** The grant of a sandboxed plugin that declares no permissions: reading its own folder. */
+export function noGrant(dir: string) {
+  return { read: [dir], write: [], net: [], run: [], env: [], import: [], sensitive: [] };
+}
+
 /** A manifest object with sensible defaults. */
 export function manifest(name: string, extra: Record<string, unknown> = {}) {
   return {
@@ -80,9 +105,10 @@ export async function writePlugin(
 
 /** Entry source registering one tool named `tool` whose result is `result`. */
 export function toolEntry(tool: string, result = tool): string {
-  return `export function register_tools(registry) {
-  registry.add({ name: ${JSON.stringify(tool)}, category: "read", description: "", schema: null,
-    run: () => Promise.resolve(${JSON.stringify(result)}) });
+  return `import { z } from "zod";
+export function register_tools(registry) {
+  registry.add({ name: ${JSON.stringify(tool)}, category: "read", description: "",
+    schema: z.object({}), run: () => Promise.resolve(${JSON.stringify(result)}) });
 }\n`;
 }
 
@@ -138,7 +164,7 @@ export async function runCli(
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "-A",
+      ...SVC_PERMISSIONS,
       "--quiet",
       "--config",
       join(REPO, "deno.json"),

@@ -2,7 +2,18 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { readSourceRecord } from "../../src/plugin/source.ts";
-import { git, makeLayout, manifest, runCli, writePlugin, writeToolPlugin } from "./_helpers.ts";
+import {
+  git,
+  makeLayout,
+  manifest,
+  noGrant,
+  runCli,
+  writePlugin,
+  writeToolPlugin,
+} from "./_helpers.ts";
+
+/** What install prints after the path for a plugin that declares no permissions. */
+const NO_ASKS = "It runs sandboxed and asks for no permissions (it can read only its own folder)\n";
 import { needs } from "../_support/tools.ts";
 
 const ISO = /^\d{4}-\d\d-\d\dT/;
@@ -15,7 +26,7 @@ Deno.test("plugins install copies a local folder, records its source and refuses
   const dir = join(t.localDir, "hello");
   assert.deepEqual(first, {
     code: 0,
-    stdout: `Installed hello 1.0.0 (local) at ${dir}\n`,
+    stdout: `Installed hello 1.0.0 (local) at ${dir}\n${NO_ASKS}`,
     stderr: "",
   });
   const record = await readSourceRecord(dir);
@@ -51,6 +62,7 @@ Deno.test("plugins install copies a local folder, records its source and refuses
       dir,
       status: "disabled",
       message: "Not in the plugins config list",
+      permissions: noGrant(dir),
     },
     ...BUNDLED_PLUGINS.map((name) => ({
       name,
@@ -59,6 +71,7 @@ Deno.test("plugins install copies a local folder, records its source and refuses
       dir: null,
       status: "disabled",
       message: "Bundled plugin not shipped in this build yet",
+      permissions: null,
     })),
   ]);
 });
@@ -106,7 +119,7 @@ Deno.test(
     const dir = join(t.globalDir, "repo");
     assert.deepEqual(installed, {
       code: 0,
-      stdout: `Installed repo 0.1.0 (global) at ${dir}\n`,
+      stdout: `Installed repo 0.1.0 (global) at ${dir}\n${NO_ASKS}`,
       stderr: "",
     });
     const record = await readSourceRecord(dir);
@@ -118,12 +131,16 @@ Deno.test(
     });
     assert.equal(await Deno.stat(join(dir, ".git")).catch(() => null), null);
 
-    await writeToolPlugin(t.base, "repo", "v2_tool", { version: "0.2.0" });
+    await writeToolPlugin(t.base, "repo", "v2_tool", {
+      version: "0.2.0",
+      permissions: { net: ["api.example.com"] },
+    });
     await git(repo, "commit", "--quiet", "-am", "v2");
     const updated = await runCli(t, ["update", "repo"]);
     assert.deepEqual(updated, {
       code: 0,
-      stdout: "Updated repo 0.1.0 -> 0.2.0 (global)\n",
+      stdout: "Updated repo 0.1.0 -> 0.2.0 (global)\n" +
+        "It runs sandboxed and now asks for:\n  net: api.example.com\n",
       stderr: "",
     });
     assert.equal(
@@ -194,7 +211,7 @@ Deno.test("plugins install --deps caches declared requirements", async () => {
   const run = await runCli(t, ["install", src, "--deps"]);
   assert.deepEqual(run, {
     code: 0,
-    stdout: `Installed deps 1.0.0 (local) at ${join(t.localDir, "deps")}\n`,
+    stdout: `Installed deps 1.0.0 (local) at ${join(t.localDir, "deps")}\n${NO_ASKS}`,
     stderr: "",
   });
 });
@@ -207,7 +224,7 @@ Deno.test("plugins install of the worktree itself copies the plugin, not svc's o
   const dir = join(t.localDir, "work");
   assert.deepEqual(run, {
     code: 0,
-    stdout: `Installed work 1.0.0 (local) at ${dir}\n`,
+    stdout: `Installed work 1.0.0 (local) at ${dir}\n${NO_ASKS}`,
     stderr: "",
   });
   assert.deepEqual((await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort(), [
@@ -223,7 +240,7 @@ Deno.test("a plugin installed into an untrusted worktree is listed as skipped un
   const install = await runCli(t, ["install", src]);
   assert.deepEqual(install, {
     code: 0,
-    stdout: `Installed hello 1.0.0 (local) at ${join(t.localDir, "hello")}\n`,
+    stdout: `Installed hello 1.0.0 (local) at ${join(t.localDir, "hello")}\n${NO_ASKS}`,
     stderr: "note: this worktree is not trusted, so its plugins do not load; run svc trust\n",
   });
   const status = async () => {

@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../src/plugin/load.ts";
-import { makeLayout, manifest, REPO, runCli, writePlugin, writeToolPlugin } from "./_helpers.ts";
+import {
+  makeLayout,
+  manifest,
+  REPO,
+  runCli,
+  testContext,
+  writePlugin,
+  writeToolPlugin,
+} from "./_helpers.ts";
+
+/** What install prints after the path for a plugin that declares no permissions. */
+const NO_ASKS = "It runs sandboxed and asks for no permissions (it can read only its own folder)\n";
 
 const passing = `Deno.test("passes", () => {});\n`;
 const failing = `Deno.test("fails", () => { throw new Error("nope"); });\n`;
@@ -48,22 +59,29 @@ Deno.test("the documented example plugin installs, passes its tests and provides
   const dir = join(t.localDir, "svc-example-wordcount");
   assert.equal(
     install.stdout,
-    `Installed svc-example-wordcount 0.1.0 (local) at ${dir}\n`,
+    `Installed svc-example-wordcount 0.1.0 (local) at ${dir}\n${NO_ASKS}`,
   );
   const tested = await runCli(t, ["test", "svc-example-wordcount"]);
   assert.equal(tested.code, 0, tested.stdout + tested.stderr);
+  const listed = await runCli(t, ["list"]);
+  assert.match(
+    listed.stdout,
+    /\nsvc-example-wordcount +0\.1\.0 +local +disabled +none +Not in the plugins config list\n/,
+  );
   const result = await loadPlugins({
     ...t.roots,
     names: ["svc-example-wordcount"],
   });
-  assert.deepEqual(result.plugins.map((p) => [p.name, p.status, p.message]), [
-    ["svc-example-wordcount", "loaded", ""],
-  ]);
-  const ctx = {} as Parameters<typeof result.tools[0]["run"]>[1];
-  assert.equal(
-    await result.tools[0].run({ text: "a b" }, ctx),
-    "2 words, 1 line, 3 characters",
-  );
+  try {
+    assert.deepEqual(result.plugins.map((p) => [p.name, p.status, p.message]), [
+      ["svc-example-wordcount", "loaded", ""],
+    ]);
+    assert.deepEqual(await result.tools[0].run({ text: "a b" }, testContext(t.worktree)), {
+      content: "2 words, 1 line, 3 characters",
+    });
+  } finally {
+    result.close();
+  }
 });
 
 Deno.test("plugins list prints a table and every subcommand documents --path", async () => {
@@ -81,9 +99,9 @@ Deno.test("plugins list prints a table and every subcommand documents --path", a
   assert.deepEqual(list, {
     code: 0,
     stdout: [
-      "NAME         VERSION  ORIGIN   STATUS   MESSAGE",
-      "extra        1.0.0    local    skipped  Requires svc >=9.0.0, this is 0.27.0",
-      "svc-core-fs  0.27.0   bundled  loaded",
+      "NAME         VERSION  ORIGIN   STATUS   PERMISSIONS  MESSAGE",
+      "extra        1.0.0    local    skipped  none         Requires svc >=9.0.0, this is 0.27.0",
+      "svc-core-fs  0.27.0   bundled  loaded   all",
       "",
     ].join("\n"),
     stderr: "",
@@ -93,4 +111,39 @@ Deno.test("plugins list prints a table and every subcommand documents --path", a
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--path <dir>/, sub);
   }
+});
+
+Deno.test("plugins test runs a plugin's tests with its permissions, and an untrusted worktree's not at all", async () => {
+  // Each test passes only when Deno refuses what the manifest does not grant (under -A it fails).
+  const refusals = `Deno.test("run is refused", async () => {
+  let refused = false;
+  try { await new Deno.Command("true").output(); } catch (e) { refused = e instanceof Deno.errors.NotCapable; }
+  if (!refused) throw new Error("started a process");
+});
+Deno.test("reading / is refused", () => {
+  let refused = false;
+  try { Deno.readDirSync("/"); } catch (e) { refused = e instanceof Deno.errors.NotCapable; }
+  if (!refused) throw new Error("read /");
+});
+Deno.test("granted env is readable", () => { Deno.env.get("PATH"); });
+`;
+  const files = {
+    "manifest.json": manifest("confined", { permissions: { env: ["PATH"] } }),
+    "mod.ts": "",
+    "tests/confined.test.ts": refusals,
+  };
+  await using t = await makeLayout();
+  await writePlugin(t.localDir, "confined", files);
+  const run = await runCli(t, ["test", "confined"]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /ok \| 3 passed/);
+
+  await using untrusted = await makeLayout({ trusted: false });
+  await writePlugin(untrusted.localDir, "confined", files);
+  assert.deepEqual(await runCli(untrusted, ["test", "confined"]), {
+    code: 0,
+    stdout: "confined: not run: this worktree is not trusted (run svc trust first)\n" +
+      "Plugin tests passed: 0\n",
+    stderr: "",
+  });
 });

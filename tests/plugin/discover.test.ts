@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundledPluginsDir, pluginRoots } from "../../src/plugin/discover.ts";
 import { loadPlugins, type PluginInfo } from "../../src/plugin/load.ts";
-import { makeLayout, manifest, REPO, writePlugin, writeToolPlugin } from "./_helpers.ts";
+import { makeLayout, manifest, noGrant, REPO, writePlugin, writeToolPlugin } from "./_helpers.ts";
 
 Deno.test("the bundled root is the repository's plugins folder from any cwd", () => {
   assert.equal(bundledPluginsDir(), join(REPO, "plugins"));
@@ -30,28 +30,33 @@ Deno.test("a later root overrides an earlier one and origins are recorded", asyn
   await writeToolPlugin(t.globalDir, "pair", "pair_global");
   await writeToolPlugin(t.localDir, "pair", "pair_local");
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   const info = (
     name: string,
     origin: PluginInfo["origin"],
     status: string,
     message = "",
-  ) => ({
-    name,
-    version: name === "shared"
-      ? { bundled: "1.0.0", global: "2.0.0", local: "3.0.0" }[origin!]
-      : "1.0.0",
-    origin,
-    dir: join(
+  ) => {
+    const dir = join(
       {
         bundled: t.bundledDir,
         global: t.globalDir,
         local: t.localDir,
       }[origin!],
       name,
-    ),
-    status,
-    message,
-  });
+    );
+    return {
+      name,
+      version: name === "shared"
+        ? { bundled: "1.0.0", global: "2.0.0", local: "3.0.0" }[origin!]
+        : "1.0.0",
+      origin,
+      dir,
+      status,
+      message,
+      permissions: origin === "bundled" ? "all" : noGrant(dir),
+    };
+  };
   assert.deepEqual(result.plugins, [
     info("only-bundled", "bundled", "loaded"),
     info("only-global", "global", "loaded"),
@@ -79,6 +84,7 @@ Deno.test("an incompatible plugin is skipped with the reason and hides no older 
     runtime: { deno: "<2.0.0" },
   });
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   assert.deepEqual(result.plugins, [
     {
       name: "fs",
@@ -87,6 +93,7 @@ Deno.test("an incompatible plugin is skipped with the reason and hides no older 
       dir: join(t.bundledDir, "fs"),
       status: "loaded",
       message: "",
+      permissions: "all",
     },
     {
       name: "fs",
@@ -95,6 +102,7 @@ Deno.test("an incompatible plugin is skipped with the reason and hides no older 
       dir: join(t.localDir, "fs"),
       status: "skipped",
       message: "Requires svc >=99.0.0, this is 0.27.0",
+      permissions: noGrant(join(t.localDir, "fs")),
     },
     {
       name: "old",
@@ -103,6 +111,7 @@ Deno.test("an incompatible plugin is skipped with the reason and hides no older 
       dir: join(t.globalDir, "old"),
       status: "skipped",
       message: `Requires deno <2.0.0, this is ${Deno.version.deno}`,
+      permissions: noGrant(join(t.globalDir, "old")),
     },
   ]);
   assert.deepEqual(result.tools.map((tool) => tool.name), ["fs_bundled"]);
@@ -126,6 +135,7 @@ Deno.test("bad and hostile plugin folders are reported and the good ones still l
   await Deno.writeTextFile(join(t.localDir, "stray.txt"), "not a plugin");
   await Deno.mkdir(join(t.localDir, ".staging-1"));
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   const errored = (
     name: string,
     folder: string,
@@ -138,6 +148,7 @@ Deno.test("bad and hostile plugin folders are reported and the good ones still l
     dir: join(t.localDir, folder),
     status: "errored",
     message,
+    permissions: version ? noGrant(join(t.localDir, folder)) : null,
   });
   assert.deepEqual(result.plugins, [
     errored("broken-json", "broken-json", result.plugins[0].message),
@@ -146,7 +157,7 @@ Deno.test("bad and hostile plugin folders are reported and the good ones still l
       "escape",
       "Entry ../../x.ts is outside the plugin folder",
     ),
-    { ...errored("good", "good", ""), version: "1.0.0", status: "loaded" },
+    { ...errored("good", "good", "", "1.0.0"), status: "loaded" },
     errored(
       "good",
       "zz-dup",

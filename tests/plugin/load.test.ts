@@ -14,6 +14,7 @@ Deno.test("every hook's registrations are collected from a loaded plugin", async
     dir: join(t.bundledDir, "kitchen"),
     status: "loaded",
     message: "",
+    permissions: "all",
   }]);
   const names = {
     tools: result.tools.map((x) => x.name),
@@ -44,6 +45,7 @@ Deno.test("a plugin whose register_tools throws is marked errored", async () => 
   await copyFixture("thrower", t.globalDir);
   await copyFixture("kitchen", t.globalDir);
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   assert.deepEqual(result.plugins[1], {
     name: "svc-test-thrower",
     version: "0.1.0",
@@ -51,6 +53,15 @@ Deno.test("a plugin whose register_tools throws is marked errored", async () => 
     dir: join(t.globalDir, "thrower"),
     status: "errored",
     message: "register_tools failed: boom",
+    permissions: {
+      read: [join(t.globalDir, "thrower")],
+      write: [],
+      net: [],
+      run: [],
+      env: [],
+      import: [],
+      sensitive: [],
+    },
   });
   assert.deepEqual(result.tools.map((tool) => tool.name), ["kitchen_echo"]);
   assert.deepEqual(result.skills.map((skill) => skill.name), ["knife"]);
@@ -58,8 +69,10 @@ Deno.test("a plugin whose register_tools throws is marked errored", async () => 
 
 Deno.test("a later hook failing discards what earlier hooks registered", async () => {
   await using t = await makeLayout();
-  const entry = `export function register_tools(r) {
-    r.add({ name: "early", category: "read", description: "", schema: null, run: async () => "" });
+  const entry = `import { z } from "zod";
+  export function register_tools(r) {
+    r.add({ name: "early", category: "read", description: "", schema: z.object({}),
+      run: async () => "" });
   }
   export async function register_skills(r) { await null; throw new Error("no skills today"); }\n`;
   await writePlugin(t.localDir, "late", {
@@ -77,6 +90,7 @@ Deno.test("a later hook failing discards what earlier hooks registered", async (
     "mod.ts": notFunction,
   });
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   assert.deepEqual(result.plugins.map((p) => [p.name, p.status, p.message]), [
     ["late", "errored", "register_skills failed: no skills today"],
     [
@@ -105,6 +119,7 @@ Deno.test("an entry that fails to import or never settles is errored, not fatal"
   });
   await writeToolPlugin(t.localDir, "fine", "fine_tool");
   const result = await loadPlugins({ ...t.roots, names: [], timeoutMs: 300 });
+  result.close();
   assert.deepEqual(result.plugins.map((p) => [p.name, p.status]), [
     ["fine", "loaded"],
     ["stuck", "errored"],
@@ -131,6 +146,7 @@ Deno.test("plugins outside the config list are disabled and unknown names are re
       dir: join(t.bundledDir, "off"),
       status: "disabled",
       message: "Not in the plugins config list",
+      permissions: "all",
     },
     {
       name: "on",
@@ -139,6 +155,7 @@ Deno.test("plugins outside the config list are disabled and unknown names are re
       dir: join(t.bundledDir, "on"),
       status: "loaded",
       message: "",
+      permissions: "all",
     },
     {
       name: "ghost",
@@ -147,6 +164,7 @@ Deno.test("plugins outside the config list are disabled and unknown names are re
       dir: null,
       status: "errored",
       message: "Not found in the bundled, global or local plugin folders",
+      permissions: null,
     },
   ]);
   assert.deepEqual(result.tools.map((tool) => tool.name), ["on_tool"]);
@@ -158,6 +176,7 @@ Deno.test("an empty plugins list loads every discovered plugin", async () => {
   await writeToolPlugin(t.globalDir, "b", "b_tool");
   await writeToolPlugin(t.localDir, "c", "c_tool");
   const result = await loadPlugins({ ...t.roots, names: [] });
+  result.close();
   assert.deepEqual(result.plugins.map((p) => [p.name, p.origin, p.status]), [
     ["a", "bundled", "loaded"],
     ["b", "global", "loaded"],
@@ -182,6 +201,7 @@ Deno.test("plugin entries are imported in parallel", async () => {
   const started = performance.now();
   const result = await loadPlugins({ ...t.roots, names: [] });
   const elapsed = performance.now() - started;
+  result.close();
   assert.deepEqual(
     result.plugins.map((p) => p.status),
     Array(8).fill("loaded"),

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { discoverPlugins } from "../../src/plugin/discover.ts";
 import { incompatibility, MANIFEST_MAX_BYTES, readManifest } from "../../src/plugin/manifest.ts";
+import { rememberManifest } from "../../src/plugin/manifest_memo.ts";
 import { makeLayout, manifest, writePlugin } from "./_helpers.ts";
 
 Deno.test("readManifest accepts a full manifest and fills defaults of a minimal one", async () => {
@@ -166,4 +168,33 @@ Deno.test("every bundled plugin manifest is valid and compatible with this svc",
     assert.equal(read.ok, true, `${entry.name}: ${read.ok ? "" : read.error}`);
     if (read.ok) assert.equal(await incompatibility(read.manifest), null, entry.name);
   }
+});
+
+Deno.test("a manifest remembered as compatible skips the version checks until its text changes", async () => {
+  await using t = await makeLayout();
+  const memoDir = join(t.base, "memo");
+  const dir = await writePlugin(t.base, "p", { "manifest.json": manifest("p"), "mod.ts": "" });
+  const first = await readManifest(dir, { memoDir });
+  assert.ok(first.ok && first.marker && !first.compatible);
+  await rememberManifest(first.marker);
+  const again = await readManifest(dir, { memoDir });
+  assert.ok(again.ok && again.compatible && !again.marker);
+  await writePlugin(t.base, "p", { "manifest.json": manifest("p", { version: "1.0.1" }) });
+  const changed = await readManifest(dir, { memoDir });
+  assert.ok(changed.ok && changed.marker && !changed.compatible);
+  // Discovery remembers only what it found compatible.
+  await writePlugin(t.globalDir, "future", {
+    "manifest.json": manifest("future", { svc_version: ">=99.0.0" }),
+    "mod.ts": "",
+  });
+  await writePlugin(t.globalDir, "now", { "manifest.json": manifest("now"), "mod.ts": "" });
+  const found = await discoverPlugins(t.roots);
+  assert.deepEqual(found.map((c) => [c.name, c.state]), [["future", "skipped"], ["now", "ok"]]);
+  const markers = await Array.fromAsync(Deno.readDir(join(t.home, ".config/svc/plugin_cache")));
+  assert.equal(markers.length, 1);
+  const remembered = await discoverPlugins(t.roots);
+  assert.deepEqual(remembered.map((c) => [c.name, c.state]), [["future", "skipped"], [
+    "now",
+    "ok",
+  ]]);
 });

@@ -1,0 +1,71 @@
+/**
+ * The messages between svc and a sandboxed plugin's Worker. Everything crossing is plain data
+ * (structured clone): registrations come back as data, a tool call goes in as JSON arguments and
+ * comes back as a result; cancellation, status lines, questions and delegation are messages too.
+ */
+import type { Config } from "../config/schema.ts";
+import type { AskRequest, ToolOutput } from "../tool/types.ts";
+import type { Registrations } from "./registrars.ts";
+
+/** A tool as data: everything but `run`; `inputSchema` is the JSON schema of the arguments. */
+export interface ToolData {
+  name: string;
+  category: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  aliases?: string[];
+  argAliases?: Record<string, string>;
+  pathArgs?: string[];
+}
+
+/** A slash command as data: everything but `run`. */
+export interface CommandData {
+  name: string;
+  description: string;
+}
+
+/** Registrations as they cross: tools and commands as data, the rest as they were. */
+export type RegistrationData =
+  & Omit<Registrations, "tools" | "commands">
+  & { tools: ToolData[]; commands: CommandData[] };
+
+/** The plain parts of a tool context; `config` only when the Worker has not seen `configId`. */
+export interface CallContext {
+  worktree: string;
+  session: string;
+  headless: boolean;
+  trusted: boolean;
+  outsideApproved: boolean;
+  /** Whether `ctx.delegate` exists (the engine can delegate). */
+  delegate: boolean;
+  configId: number;
+  config?: Config;
+}
+
+/** From svc to the Worker. */
+export type HostMessage =
+  | { t: "load"; entry: string }
+  | { t: "call"; id: number; tool: string; args: Record<string, unknown>; ctx: CallContext }
+  | { t: "command"; id: number; name: string; args: string }
+  | { t: "cancel"; id: number }
+  /** The answer to a Worker's `ask` or `delegate` request `req`. */
+  | { t: "answer"; req: number; value: unknown };
+
+/** From the Worker to svc. */
+export type WorkerMessage =
+  /** A load phase started: `import`, then each hook; svc times each one. */
+  | { t: "phase"; phase: string }
+  | { t: "loaded"; registrations: RegistrationData }
+  | { t: "failed"; error: string }
+  | { t: "result"; id: number; output: ToolOutput }
+  /**
+   * The call threw: svc turns it into a tool error (or `[cancelled]` after a cancel); `denied`
+   * when Deno refused a permission the plugin was not granted.
+   */
+  | { t: "error"; id: number; message: string; denied?: boolean }
+  | { t: "status"; id: number; line: string }
+  | { t: "print"; id: number; text: string }
+  | { t: "ask"; id: number; req: number; request: AskRequest }
+  | { t: "delegate"; id: number; req: number; type: string; task: string }
+  /** Console output of the plugin (svc writes it to stderr, never stdout). */
+  | { t: "log"; text: string };

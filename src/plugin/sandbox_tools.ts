@@ -1,0 +1,112 @@
+/**
+ * svc's side of a sandboxed plugin's registrations: tools and commands rebuilt from the data the
+ * Worker sent, with `run` posting a message. The argument schema is rebuilt from its JSON schema
+ * (zod's `fromJSONSchema`), so svc validates and coerces arguments and advertises the schema as it
+ * does for any tool; the Worker validates again with the plugin's own zod schema before `run`
+ * (refinements and transforms have no JSON form). Regular-expression `pattern`s are left to the
+ * Worker: a plugin's pattern never runs in svc's thread, where a catastrophic one could stall it.
+ */
+import { z } from "zod";
+import { CATEGORIES, type Category } from "../shared/types.ts";
+import type { Tool, ToolContext, ToolOutput } from "../tool/types.ts";
+import type { CommandDef } from "./api.ts";
+import type { CommandData, ToolData } from "./sandbox_protocol.ts";
+
+/** Largest JSON schema of one tool's arguments, in characters. */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** Deepest nesting of that schema. */
+const MAX_SCHEMA_DEPTH = 32;
+
+/** What a rebuilt tool or command calls into. */
+export interface SandboxChannel {
+  callTool(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+  runCommand(name: string, args: string, io: { print(text: string): void }): Promise<void>;
+}
+
+/** A tool of a sandboxed plugin; throws (naming the tool) when its data is not acceptable. */
+export function sandboxedTool(data: ToolData, channel: SandboxChannel): Tool {
+  const refuse = (why: string) => new Error(`Invalid tool ${String(data?.name)}: ${why}`);
+  if (typeof data?.name !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(data.name)) {
+    throw refuse("the name must be 1-64 letters, digits, _ . or -");
+  }
+  if (!CATEGORIES.includes(data.category as Category)) {
+    throw refuse(`category must be one of ${CATEGORIES.join(", ")}`);
+  }
+  const name = data.name;
+  const strings = (value: unknown, what: string) => {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
+      throw refuse(`${what} must be a list of strings`);
+    }
+    return value as string[];
+  };
+  const aliases = strings(data.aliases, "aliases");
+  const pathArgs = strings(data.pathArgs, "pathArgs");
+  const argAliases = data.argAliases;
+  if (
+    argAliases !== undefined &&
+    (typeof argAliases !== "object" || argAliases === null ||
+      Object.values(argAliases).some((v) => typeof v !== "string"))
+  ) throw refuse("argAliases must map names to names");
+  let schema: z.ZodObject;
+  try {
+    schema = schemaFromJson(data.inputSchema);
+  } catch (err) {
+    throw refuse(`its argument schema cannot be used: ${(err as Error).message}`);
+  }
+  return {
+    name,
+    category: data.category as Category,
+    description: String(data.description),
+    schema,
+    ...(aliases ? { aliases } : {}),
+    ...(argAliases ? { argAliases } : {}),
+    ...(pathArgs ? { pathArgs } : {}),
+    run: (args, ctx) => channel.callTool(name, args, ctx),
+  };
+}
+
+/** A slash command of a sandboxed plugin. */
+export function sandboxedCommand(data: CommandData, channel: SandboxChannel): CommandDef {
+  if (typeof data?.name !== "string" || data.name === "") {
+    throw new Error(`Invalid command: "name" must be a non-empty string`);
+  }
+  return {
+    name: data.name,
+    description: String(data.description ?? ""),
+    run: (args, io) => channel.runCommand(data.name, args, io),
+  };
+}
+
+/** A zod object schema from a tool's JSON schema, within size and depth limits. */
+export function schemaFromJson(json: unknown): z.ZodObject {
+  if (!json || typeof json !== "object" || Array.isArray(json)) {
+    throw new Error("not a JSON schema object");
+  }
+  if (JSON.stringify(json).length > MAX_SCHEMA_CHARS) {
+    throw new Error(`larger than ${MAX_SCHEMA_CHARS / 1024} KiB`);
+  }
+  const parsed = z.fromJSONSchema(withoutPatterns(json, 0) as z.core.JSONSchema.JSONSchema);
+  if (!(parsed instanceof z.ZodObject)) throw new Error("not an object schema");
+  // A plain object (unknown arguments dropped), as the zod objects of in-process tools.
+  return z.object(parsed.shape);
+}
+
+/** Keywords whose value maps names (argument names, definitions) to schemas. */
+const NAMED = new Set(["properties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * A copy without the `pattern` and `patternProperties` keywords (an argument named `pattern`
+ * stays); throws past the depth limit.
+ */
+function withoutPatterns(node: unknown, depth: number, named = false): unknown {
+  if (depth > MAX_SCHEMA_DEPTH) throw new Error(`nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (Array.isArray(node)) return node.map((item) => withoutPatterns(item, depth + 1));
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!named && (key === "pattern" || key === "patternProperties")) continue;
+    out[key] = withoutPatterns(value, depth + 1, !named && NAMED.has(key));
+  }
+  return out;
+}
