@@ -57,19 +57,22 @@ Deno.test("status lines, questions, delegation and the config cross the Worker b
     `ctx.status("step one");
 const answer = await ctx.ask({ question: "Go on?", options: ["yes", "no"], target: "human" });
 const delegated = ctx.delegate ? (await ctx.delegate("cook", "make tea")).content : "none";
-const server = ctx.config["mcp.servers"][0];
-return [answer, delegated, server.headers.Authorization, server.env.TOKEN, server.command,
+const [server, remote] = ctx.config["mcp.servers"];
+return [answer, delegated, remote.headers.Authorization, server.env.TOKEN, server.command,
   ctx.session, ctx.worktree, ctx.headless, ctx.trusted].join("|");`,
   );
   const statuses: string[] = [];
   const asked: AskRequest[] = [];
   const config = ConfigSchema.parse({
-    "mcp.servers": [{
-      name: "s",
-      command: "srv",
-      headers: { Authorization: "Bearer secret" },
-      env: { TOKEN: "secret" },
-    }],
+    "mcp.servers": [
+      { name: "s", command: "srv", env: { TOKEN: "secret" } },
+      {
+        name: "h",
+        transport: "http",
+        url: "http://127.0.0.1:1/mcp",
+        headers: { Authorization: "Bearer secret" },
+      },
+    ],
   });
   const ctx = testContext(t.worktree, {
     config,
