@@ -83,3 +83,26 @@ export async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<
   }
   throw new Error(`svc serve did not start: ${text}`);
 }
+
+/**
+ * Calibration of the in-process benches: the provider's own round trip (one bare streamed
+ * request drained through `client`), after a warm-up; prints the line and returns the samples.
+ */
+export async function calibrateRoundTrip(
+  client: { chat(request: never, signal: AbortSignal): AsyncIterable<unknown> },
+  signal: AbortSignal,
+): Promise<number[]> {
+  const roundTrip = async () => {
+    const start = performance.now();
+    const request = { model: "m", messages: [{ role: "user", content: "hi" }] } as never;
+    for await (const _ of client.chat(request, signal)) {
+      // drain
+    }
+    return performance.now() - start;
+  };
+  for (let i = 0; i < 20; i++) await roundTrip();
+  const trips: number[] = [];
+  for (let i = 0; i < 50; i++) trips.push(await roundTrip());
+  report("calibration: one bare provider round trip", trips);
+  return trips;
+}

@@ -11,7 +11,7 @@ import { createChatClient } from "../../src/provider/sse_client.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import { catalogOf } from "../../tests/_support/catalog.ts";
-import { median, report } from "./_util.ts";
+import { calibrateRoundTrip, median, report } from "./_util.ts";
 
 const provider = new Deno.Command(Deno.execPath(), {
   args: ["run", "-A", "--quiet", new URL("./_agents_provider.ts", import.meta.url).pathname],
@@ -62,22 +62,8 @@ const runtime = new Runtime({
 const engine = await runtime.engine({});
 const signal = new AbortController().signal;
 
-/** One bare streamed request and its whole answer, as the engine's client makes it. */
-async function roundTrip(): Promise<number> {
-  const start = performance.now();
-  for await (
-    const _ of client.chat({ model: "m", messages: [{ role: "user", content: "hi" }] }, signal)
-  ) {
-    // drain
-  }
-  return performance.now() - start;
-}
-
 // Calibration: the provider's own round trip, which both figures below are built on.
-for (let i = 0; i < 20; i++) await roundTrip();
-const trips: number[] = [];
-for (let i = 0; i < 50; i++) trips.push(await roundTrip());
-report("calibration: one bare provider round trip", trips);
+const trips = await calibrateRoundTrip(client, signal);
 
 const direct: number[] = [];
 const delegated: number[] = [];

@@ -10,7 +10,7 @@ import { parseFixture } from "../../src/eval/fixture.ts";
 import { evalConfig, runTrial } from "../../src/eval/trial.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { createChatClient } from "../../src/provider/sse_client.ts";
-import { MAIN, median, report, timeProcess } from "./_util.ts";
+import { calibrateRoundTrip, MAIN, median, report, timeProcess } from "./_util.ts";
 
 const provider = new Deno.Command(Deno.execPath(), {
   args: ["run", "-A", "--quiet", new URL("./_eval_provider.ts", import.meta.url).pathname],
@@ -51,22 +51,8 @@ const target = {
 };
 const signal = new AbortController().signal;
 
-/** One bare streamed request and its whole answer, as the engine's client makes it. */
-async function roundTrip(): Promise<number> {
-  const start = performance.now();
-  for await (
-    const _ of client.chat({ model: "m", messages: [{ role: "user", content: "hi" }] }, signal)
-  ) {
-    // drain
-  }
-  return performance.now() - start;
-}
-
 // Calibration: the provider's own round trip, which the per-trial figure is built on.
-for (let i = 0; i < 20; i++) await roundTrip();
-const trips: number[] = [];
-for (let i = 0; i < 50; i++) trips.push(await roundTrip());
-report("calibration: one bare provider round trip", trips);
+const trips = await calibrateRoundTrip(client, signal);
 const trip = median(trips);
 
 const limits = { maxRounds: 10, timeoutMs: 30_000 };
