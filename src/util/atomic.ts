@@ -1,10 +1,8 @@
-import { basename, dirname, join } from "node:path";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
-import { denoError, openConfinedDir, outside } from "./confined.ts";
+import { dirname, join } from "node:path";
+import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";
 
-export { OutsideRootError } from "./confined.ts";
+export { OutsideRootError } from "./outside.ts";
 
 /** How writeFileAtomic writes. */
 export interface AtomicWriteOptions {
@@ -71,6 +69,8 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   if (options.confineTo !== undefined && descriptorPathsAllowed()) {
+    // node:fs costs about 40 ms to load in Deno: only a process that can use it loads it.
+    const { writeConfined } = await import("./confined.ts");
     return await writeConfined(path, bytes, options.confineTo, options);
   }
   const dir = dirname(path);
@@ -99,58 +99,6 @@ export async function writeFileAtomic(
     throw err;
   }
   if (options.syncDir !== false) await syncDir(dir);
-}
-
-/**
- * The confined write on Linux: the folder is opened and checked, and the temp file, its mode and
- * the rename all go through that folder's descriptor, so a swapped link cannot redirect them.
- */
-async function writeConfined(
-  path: string,
-  bytes: Uint8Array,
-  root: string,
-  options: AtomicWriteOptions,
-): Promise<void> {
-  const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
-  try {
-    const name = basename(path);
-    const tmp = dir.at(`.${crypto.randomUUID().slice(0, 8)}.tmp`);
-    const kept = options.keepMode ? await regularFileBits(dir.at(name)) : undefined;
-    const mode = (kept ?? options.mode ?? 0o644) & 0o777;
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    const file = await open(tmp, flags, mode).catch((err) => Promise.reject(denoError(err)));
-    try {
-      try {
-        let written = 0;
-        while (written < bytes.length) {
-          written += (await file.write(bytes, written, bytes.length - written)).bytesWritten;
-        }
-        await file.datasync();
-        // On the descriptor: a link put in place of the temp file cannot redirect the chmod.
-        if (kept !== undefined) await file.chmod(kept);
-      } finally {
-        await file.close();
-      }
-      await Deno.rename(tmp, dir.at(name));
-    } catch (err) {
-      await Deno.remove(tmp).catch(() => {});
-      throw denoError(err);
-    }
-    if (options.syncDir !== false) await dir.handle.sync().catch(() => {});
-  } finally {
-    await dir.handle.close();
-  }
-}
-
-/** The permission bits of a regular file (not a link) at `path`, or undefined. */
-async function regularFileBits(path: string): Promise<number | undefined> {
-  try {
-    const info = await Deno.lstat(path);
-    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
-  }
 }
 
 /**

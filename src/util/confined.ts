@@ -6,13 +6,12 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
+import type { AtomicWriteOptions } from "./atomic.ts";
+import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";
 
-/** A write was refused because its folder lies, or came to lie, outside the root. */
-export class OutsideRootError extends Error {
-  override name = "OutsideRootError";
-}
+export { OutsideRootError } from "./outside.ts";
 
 /** A folder opened and checked to lie inside the root; `at(name)` names an entry of it. */
 export interface ConfinedDir {
@@ -42,12 +41,6 @@ export function denoError(err: unknown): unknown {
   const code = errorCode(err);
   const DenoError = code ? DENO_ERRORS[code] : undefined;
   return DenoError ? new DenoError((err as Error).message) : err;
-}
-
-/** The refusal of a write into folder `dir`, which lies outside `root`. */
-export function outside(dir: string, root: string): OutsideRootError {
-  const how = isInside(root, resolve(root, dir)) ? " through a symbolic link" : "";
-  return new OutsideRootError(`${dir} leads outside ${root}${how}; nothing was written`);
 }
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY;
@@ -112,4 +105,56 @@ export async function openConfinedDir(
     }
   }
   return current;
+}
+
+/**
+ * The confined write on Linux: the folder is opened and checked, and the temp file, its mode and
+ * the rename all go through that folder's descriptor, so a swapped link cannot redirect them.
+ */
+export async function writeConfined(
+  path: string,
+  bytes: Uint8Array,
+  root: string,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
+  try {
+    const name = basename(path);
+    const tmp = dir.at(`.${crypto.randomUUID().slice(0, 8)}.tmp`);
+    const kept = options.keepMode ? await regularFileBits(dir.at(name)) : undefined;
+    const mode = (kept ?? options.mode ?? 0o644) & 0o777;
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const file = await open(tmp, flags, mode).catch((err) => Promise.reject(denoError(err)));
+    try {
+      try {
+        let written = 0;
+        while (written < bytes.length) {
+          written += (await file.write(bytes, written, bytes.length - written)).bytesWritten;
+        }
+        await file.datasync();
+        // On the descriptor: a link put in place of the temp file cannot redirect the chmod.
+        if (kept !== undefined) await file.chmod(kept);
+      } finally {
+        await file.close();
+      }
+      await Deno.rename(tmp, dir.at(name));
+    } catch (err) {
+      await Deno.remove(tmp).catch(() => {});
+      throw denoError(err);
+    }
+    if (options.syncDir !== false) await dir.handle.sync().catch(() => {});
+  } finally {
+    await dir.handle.close();
+  }
+}
+
+/** The permission bits of a regular file (not a link) at `path`, or undefined. */
+async function regularFileBits(path: string): Promise<number | undefined> {
+  try {
+    const info = await Deno.lstat(path);
+    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
 }
