@@ -49,6 +49,7 @@ if (!success) {
   console.error(new TextDecoder().decode(stderr));
   throw new Error("deno bundle failed");
 }
+await lazyRequire(dist);
 for (const plugin of plugins) {
   // esbuild mirrors the source layout: plugins/<name>/mod.ts became plugins/<name>/mod.js.
   const target = join(dist, "plugins", plugin.name);
@@ -68,3 +69,32 @@ console.error(
   `wrote ${dist}/main.js, ${plugins.length} plugins and their shared chunks; ` +
     `run it with: deno run ${SVC_PERMISSIONS.join(" ")} ${dist}/main.js`,
 );
+
+/**
+ * esbuild's shared helper chunk, which every chunk imports, defines `__require` for the CommonJS
+ * packages it bundled by importing `node:module` at its top, and loading `node:module` costs Deno
+ * about 35 ms (its Node layer is compiled on first use): every start paid it, `svc --version`
+ * included, though only chunks loaded on use (the MCP SDK, prompts) ever call `__require`. The
+ * helper is rewritten to take `createRequire` from `process.getBuiltinModule` at its first call.
+ * When esbuild's output changes shape, the build fails here instead of silently slowing down.
+ */
+async function lazyRequire(dir: string): Promise<void> {
+  const eager = 'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
+    "var __require = __deno_internal_createRequire(import.meta.url);\n";
+  const lazy = "var __deno_internal_require;\n" +
+    "var __require = (id) => (__deno_internal_require ??= globalThis.process\n" +
+    '  .getBuiltinModule("node:module").createRequire(import.meta.url))(id);\n';
+  let rewritten = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const path = join(dir, entry.name);
+    const text = await Deno.readTextFile(path);
+    if (!text.includes('from "node:module"')) continue;
+    if (!text.includes(eager) || /__require\s*\./.test(text)) {
+      throw new Error(`${path} imports node:module in a way scripts/bundle.ts does not know`);
+    }
+    await Deno.writeTextFile(path, text.replace(eager, lazy));
+    rewritten++;
+  }
+  if (rewritten > 1) throw new Error(`expected one esbuild helper chunk, rewrote ${rewritten}`);
+}

@@ -5,7 +5,7 @@
  * - a four-stage team run (four stage turns and the memory summary), beside five bare provider
  *   round trips, whose difference is svc's own time.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { createChatClient } from "../../src/provider/sse_client.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";

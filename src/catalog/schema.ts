@@ -4,7 +4,7 @@
  * a single field of an entry a lower layer defines. Entries are checked one by one, so one broken
  * entry does not hide the others.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ToolPermissionSchema } from "../config/schema.ts";
 
 /** Names of types, teams and skills: a file or folder name, also in `.svc/teams/<name>/`. */

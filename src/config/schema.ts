@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 import { ACTIONS } from "../shared/types.ts";
 export { type Action, ACTIONS, CATEGORIES, type Category } from "../shared/types.ts";

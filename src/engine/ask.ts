@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AskRequest, Tool } from "../tool/types.ts";
 import type { Lead } from "./deps.ts";
 

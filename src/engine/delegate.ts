@@ -2,7 +2,7 @@
  * The `delegate` tool and what it runs: a sub-agent of a named agent type, in-process, one at a
  * time per lead, in its own session linked to the lead's.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentType } from "../catalog/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { Tool, ToolOutput } from "../tool/types.ts";

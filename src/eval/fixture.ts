@@ -5,7 +5,7 @@
  * `verify` the outcome checks `answer` and `files`, plus `description` and `permissions`).
  */
 import { posix } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 /** A fixture that cannot be used; the message names where it came from and the field. */
 export class FixtureError extends Error {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";

@@ -4,7 +4,7 @@
  * reading the plugin's own folder (its code has to load).
  */
 import { isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { globalConfigDir } from "../util/dirs.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { type PluginGrant, WORKTREE } from "./grant.ts";

@@ -4,7 +4,7 @@
  * of svc sees it. An agent type keeps only the `deny` entries of its `tool_permission`: a
  * third-party plugin may tighten the tool policy of its sub-agents, never loosen it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Registrations } from "./registrars.ts";
 import type { RegistrationData } from "./sandbox_protocol.ts";
 

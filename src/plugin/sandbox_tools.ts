@@ -6,7 +6,7 @@
  * (refinements and transforms have no JSON form). Regular-expression `pattern`s are left to the
  * Worker: a plugin's pattern never runs in svc's thread, where a catastrophic one could stall it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CATEGORIES, type Category } from "../shared/types.ts";
 import type { Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 import type { CommandDef } from "./api.ts";

@@ -3,7 +3,7 @@
  * type-checked, everything else is kept as written (loose objects), so a file from a newer svc
  * or with hand-added fields loads and round-trips unchanged.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const ROLES = ["user", "assistant", "command", "system", "tool"] as const;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolSchema } from "./types.ts";
 import { assignWireNames, checkToolName } from "./wire_name.ts";
 

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Action, Category, Config, ToolPermission } from "../config/schema.ts";
 import type { Resolved } from "../policy/evaluate.ts";
 

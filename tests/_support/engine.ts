@@ -1,5 +1,5 @@
 /** Builds a real engine through the runtime layer against the scripted fake provider. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Catalog } from "../../src/catalog/types.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { Engine } from "../../src/engine/engine.ts";

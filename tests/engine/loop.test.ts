@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { echoTool, harness, readStored } from "../_support/engine.ts";
 import { LIVE_TOOL_MESSAGES } from "../../src/session/live.ts";
 import { fixedApprover } from "../../src/tool/approval.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { echoTool, harness } from "../_support/engine.ts";
 import { auditPath, servedTools } from "../../src/runtime/mod.ts";
 import { Mutex } from "../../src/http/mod.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { echoTool, harness } from "../_support/engine.ts";
 import { emptyLoadResult } from "../../src/plugin/load.ts";
 import type { ServiceDef } from "../../src/plugin/api.ts";

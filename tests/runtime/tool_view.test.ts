@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { echoTool, harness } from "../_support/engine.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import { ToolSet } from "../../src/tool/tool_set.ts";

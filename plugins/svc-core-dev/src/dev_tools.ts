@@ -1,5 +1,5 @@
 /** code_test, code_lint and code_format: the project's own commands, gated like run_command. */
-import { z } from "zod";
+import * as z from "zod";
 import { bashAllowed, bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
 import { devCommand, type DevConfig, type DevKind } from "./detect.ts";

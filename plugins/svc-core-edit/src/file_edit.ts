@@ -1,5 +1,5 @@
 /** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
 import { writeOptions, writeTarget } from "./common.ts";

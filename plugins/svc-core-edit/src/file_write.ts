@@ -1,5 +1,5 @@
 /** file_write: creates, overwrites or appends to a text file, crash-safely. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
 import { countLines, writeOptions, writeTarget } from "./common.ts";

@@ -1,5 +1,5 @@
 /** The run_command tool: one shell command in the worktree, gated by bash_allow. */
-import { z } from "zod";
+import * as z from "zod";
 import { bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { runShell } from "../../../src/tool/shell.ts";
 

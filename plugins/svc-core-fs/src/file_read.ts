@@ -1,5 +1,5 @@
 /** file_read: numbered lines of a text file under a header with line and character counts. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, formatSize, looksBinary } from "./common.ts";

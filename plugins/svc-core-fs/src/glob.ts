@@ -1,6 +1,6 @@
 /** glob: files and directories matching a pattern, recursively, noise directories skipped. */
 import { isAbsolute, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath } from "./common.ts";

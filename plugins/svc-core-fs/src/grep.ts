@@ -1,5 +1,5 @@
 /** grep: regex search over files, `file:line: text`, via ripgrep when installed. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, GREP_MAX_FILE_BYTES } from "./common.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { register_tools } from "../mod.ts";
 

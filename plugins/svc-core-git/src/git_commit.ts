@@ -1,5 +1,5 @@
 /** The `git_commit` tool: stage paths inside the worktree and commit; always ask-gated. */
-import { z } from "zod";
+import * as z from "zod";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { gitOutput, runGit } from "./git_run.ts";

@@ -1,5 +1,5 @@
 /** The read-only `git` tool: status, diff, log, branch, show and rev-parse, without a shell. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { checkGitArgs } from "./git_options.ts";
 import { gitPathArgs, noIndexRefusal } from "./git_paths.ts";

@@ -7,7 +7,7 @@
  * repository and could send every query to a server of its choosing.
  */
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { readTextCapped, UnreadableFileError } from "../../../src/plugin/api.ts";
 import { needsApproval } from "./target.ts";
 

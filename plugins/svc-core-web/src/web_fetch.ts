@@ -1,5 +1,5 @@
 /** The web_fetch tool: a page by URL or search result number, as readable text in windows. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { ResolverArgs } from "../../../src/tool/types.ts";
 import type { WebToolOptions } from "./options.ts";

@@ -1,5 +1,5 @@
 /** The web_search tool and `searchWeb`, the same search for the engine's `web_search` config key. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { WebToolOptions } from "./options.ts";
 import { saveResults, type SearchResult } from "./store.ts";

@@ -4,7 +4,7 @@
  * description of their own function (never the system prompt), and what does not fit is
  * skipped with a reason the user sees in mcp_connect and mcp_list.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { McpToolDef } from "./types.ts";
 
 /** At most this many tools are imported from one server. */

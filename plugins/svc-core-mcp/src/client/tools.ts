@@ -1,5 +1,5 @@
 /** mcp_connect, mcp_list and mcp_disconnect: the model's (and the user's) handle on MCP servers. */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../../src/plugin/api.ts";
 import type { McpClients } from "./clients.ts";
 import type { ServerEntry } from "./types.ts";

@@ -1,5 +1,5 @@
 /** Fixture plugin: one registration per hook, so tests can see every hook wired. */
-import { z } from "zod";
+import * as z from "zod";
 import type {
   AgentTypeDef,
   CommandDef,

@@ -1,5 +1,5 @@
 /** Fixture plugin: registers a skill and a tool, then register_tools throws. */
-import { z } from "zod";
+import * as z from "zod";
 import type { SkillDef, Tool } from "../../../../src/plugin/api.ts";
 
 export function register_tools(registry: { add(tool: Tool): void }): void {
