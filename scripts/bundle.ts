@@ -50,6 +50,7 @@ if (!success) {
   throw new Error("deno bundle failed");
 }
 await lazyRequire(dist);
+await lazyCommanderBuiltins(dist);
 for (const plugin of plugins) {
   // esbuild mirrors the source layout: plugins/<name>/mod.ts became plugins/<name>/mod.js.
   const target = join(dist, "plugins", plugin.name);
@@ -97,4 +98,65 @@ async function lazyRequire(dir: string): Promise<void> {
     rewritten++;
   }
   if (rewritten > 1) throw new Error(`expected one esbuild helper chunk, rewrote ${rewritten}`);
+}
+
+/**
+ * commander imports `node:fs`, `node:child_process`, `node:process` and `node:util` at its top
+ * for executable subcommands (which svc has none of) and for printing, and loading them costs Deno
+ * about 50 ms
+ * on every start (its Node layer is compiled on first use). In the bundle the three default
+ * imports become objects that load the module at their first use, and `stripVTControlCharacters`
+ * a function that does, so a command that never prints
+ * help or an error through commander never loads them. Only commander's chunk is rewritten, and
+ * the build fails when the three imports are not found as expected.
+ */
+async function lazyCommanderBuiltins(dir: string): Promise<void> {
+  const names = {
+    "node:fs": "fs",
+    "node:child_process": "childProcess",
+    "node:process": "process",
+  };
+  const helper = "const __svc_lazy_builtin = (id) => {\n" +
+    "  let real;\n" +
+    '  const load = () => (real ??= id === "node:process"\n' +
+    "    ? globalThis.process\n" +
+    "    : globalThis.process.getBuiltinModule(id));\n" +
+    "  return new Proxy({}, {\n" +
+    "    get: (_, key) => Reflect.get(load(), key),\n" +
+    "    set: (_, key, value) => Reflect.set(load(), key, value),\n" +
+    "    has: (_, key) => Reflect.has(load(), key),\n" +
+    "  });\n" +
+    "};\n";
+  let rewritten = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const path = join(dir, entry.name);
+    let text = await Deno.readTextFile(path);
+    if (!text.includes("// node_modules/.deno/commander@")) continue;
+    for (const [id, name] of Object.entries(names)) {
+      const line = `import ${name} from "${id}";\n`;
+      if (!text.includes(line)) {
+        throw new Error(
+          `${path}: commander's "${line.trim()}" not found; update scripts/bundle.ts`,
+        );
+      }
+      text = text.replace(line, `const ${name} = __svc_lazy_builtin("${id}");\n`);
+    }
+    // Help and error output strip colours with node:util's function (node:util: about 12 ms).
+    const strip = /^import \{ stripVTControlCharacters(?: as (\w+))? \} from "node:util";$/gm;
+    let strips = 0;
+    text = text.replace(strip, (_, alias: string | undefined) => {
+      strips++;
+      return `const ${alias ?? "stripVTControlCharacters"} = (text) =>\n` +
+        '  globalThis.process.getBuiltinModule("node:util").stripVTControlCharacters(text);';
+    });
+    if (strips === 0 || /from "node:util"/.test(text)) {
+      throw new Error(`${path}: commander's node:util imports changed; update scripts/bundle.ts`);
+    }
+    const firstImport = text.search(/^import /m);
+    text = text.slice(0, firstImport) + helper + text.slice(firstImport);
+    await Deno.writeTextFile(path, text);
+    rewritten++;
+  }
+  if (rewritten !== 1) throw new Error(`expected commander in one chunk, found it in ${rewritten}`);
 }

@@ -4,7 +4,7 @@ import { startFakeProvider } from "../_support/fake_provider.ts";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 
-Deno.test("deno task bundle output runs from another folder with every bundled plugin", async () => {
+Deno.test("deno task bundle output runs from another folder with every bundled plugin, loading Node modules only on use", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
   const dist = await Deno.makeTempDir({ prefix: "svc-dist-" });
   const script = new URL("../../scripts/bundle.ts", import.meta.url).pathname;
@@ -48,6 +48,24 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
     "json",
   ]);
   await fake.close();
+  // Start-up chunks import none of the Node modules Deno compiles on first use (about 50 ms);
+  // commander still reaches them when it prints help or a usage error.
+  const slow = /from "node:(fs|module|process|child_process|util)"/;
+  const startup = ["main.js", "chunk-*", "program-*", "run_action-*"].map((glob) =>
+    new RegExp(`^${glob.replace("*", ".*")}\\.js$`)
+  );
+  const eager = [...Deno.readDirSync(dist)]
+    .filter((e) => e.isFile && startup.some((r) => r.test(e.name)))
+    .filter((e) => slow.test(Deno.readTextFileSync(`${dist}/${e.name}`)))
+    .map((e) => e.name);
+  assert.deepEqual(eager, []);
+  const usage = await run(["run", "--bogus"]);
+  assert.deepEqual([usage.code, new TextDecoder().decode(usage.stderr)], [
+    2,
+    "error: unknown option '--bogus'\n(run \"svc run --help\" for usage)\n",
+  ]);
+  const help = new TextDecoder().decode((await run(["--help"])).stdout);
+  assert.match(help, /^Usage: svc \[options\] \[command\]\n/);
   const result = JSON.parse(new TextDecoder().decode(out.stdout));
   assert.deepEqual([result.status, result.content, result.tool_calls[0].ok], [
     "ok",
