@@ -3,8 +3,9 @@
  * into a sandboxed plugin against the same tool in svc's process (the documented example plugin's
  * word_count), and a whole `svc run` with no third-party plugin, with the example as a global
  * plugin (its registrations remembered, its Worker not started by a run that does not call it),
- * and with a copy granted `read` (loaded at every start). Samples alternate so the VM's changing
- * speed hits all alike.
+ * with a copy granted reading anywhere, a host, a program and a variable (remembered the same
+ * way), and with a copy whose manifest sets `dynamic_registrations` (loaded at every start).
+ * Samples alternate so the VM's changing speed hits all alike.
  */
 import { join } from "node:path";
 import { startFakeProvider } from "../../tests/_support/fake_provider.ts";
@@ -81,19 +82,27 @@ report("tool call: added by the sandbox", added, "ms", "< 1 ms");
 const fake = await startFakeProvider(() => ({ text: "ok", chunkSize: 1000 }));
 const bare = join(base, "home-bare");
 const withPlugin = join(base, "home-plugin");
+const withGranted = join(base, "home-granted");
 const withEager = join(base, "home-eager");
 await Deno.mkdir(join(bare, ".config", "svc"), { recursive: true });
 const plugins = `{"plugins": ["svc-core-fs", "svc-core-edit", "svc-core-exec", "svc-core-git", ` +
   `"svc-core-dev", "svc-core-web", "svc-core-mcp", "svc-example-wordcount"]}`;
-for (const home of [withPlugin, withEager]) {
+for (const home of [withPlugin, withGranted, withEager]) {
   const dir = join(home, ".config", "svc", "plugins", "svc-example-wordcount");
   await copy(example, dir);
   await Deno.writeTextFile(join(home, ".config", "svc", "config.json"), plugins);
-  if (home === withEager) {
-    const manifest = JSON.parse(await Deno.readTextFile(join(dir, "manifest.json")));
+  const manifest = JSON.parse(await Deno.readTextFile(join(dir, "manifest.json")));
+  const permissions = { read: true, net: ["127.0.0.1"], run: ["git"], env: ["LANG"] };
+  if (home === withGranted) {
     await Deno.writeTextFile(
       join(dir, "manifest.json"),
-      JSON.stringify({ ...manifest, permissions: { read: true } }),
+      JSON.stringify({ ...manifest, permissions }),
+    );
+  }
+  if (home === withEager) {
+    await Deno.writeTextFile(
+      join(dir, "manifest.json"),
+      JSON.stringify({ ...manifest, permissions, dynamic_registrations: true }),
     );
   }
 }
@@ -113,8 +122,13 @@ const run = [
 ];
 const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/", ".cache", "deno");
 const env = (home: string) => ({ HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir });
-const homes = { bare, withPlugin, withEager };
-const walls: Record<string, number[]> = { bare: [], withPlugin: [], withEager: [] };
+const homes = { bare, withPlugin, withGranted, withEager };
+const walls: Record<string, number[]> = {
+  bare: [],
+  withPlugin: [],
+  withGranted: [],
+  withEager: [],
+};
 for (const home of Object.values(homes)) await timeProcess(run, { cwd: worktree, env: env(home) });
 for (let i = 0; i < 15; i++) {
   for (const [key, home] of Object.entries(homes)) {
@@ -124,10 +138,15 @@ for (let i = 0; i < 15; i++) {
 await fake.close();
 report("svc run, bundled plugins only: wall", walls.bare);
 report("svc run, plus one global plugin (remembered): wall", walls.withPlugin);
-report("svc run, plus one loaded at every start: wall", walls.withEager);
+report("svc run, plus one granted net, run, env, read (remembered): wall", walls.withGranted);
+report(
+  "svc run, plus one with dynamic_registrations (loaded at every start): wall",
+  walls.withEager,
+);
 const over = (key: string) => (median(walls[key]) - median(walls.bare)).toFixed(1);
 console.log(
-  `  added by one third-party plugin: ${over("withPlugin")} ms remembered (target < 30 ms), ` +
+  `  added by one third-party plugin: ${over("withPlugin")} ms remembered, ` +
+    `${over("withGranted")} ms granted more and remembered (target < 30 ms), ` +
     `${over("withEager")} ms loaded at start (median against median)`,
 );
 await Deno.remove(base, { recursive: true });

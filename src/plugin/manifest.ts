@@ -42,6 +42,11 @@ export const ManifestSchema = z.object({
   ).max(100).default([]),
   /** What a global or local plugin's sandbox grants (see permissions.ts). */
   permissions: PermissionsSchema,
+  /**
+   * The hooks register something else from run to run (tools found on a server, say): run them
+   * at every start instead of starting from remembered registrations (see plugin_cache.ts).
+   */
+  dynamic_registrations: z.boolean().default(false),
 });
 
 /** A validated manifest. */

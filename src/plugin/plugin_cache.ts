@@ -1,9 +1,11 @@
 /**
  * Registrations of sandboxed plugins, remembered between runs so svc can start without booting
- * their Workers (a Worker and the plugin's own module graph cost tens of milliseconds). Only a
- * plugin whose sandbox grants nothing beyond reading its own folder is remembered: its hooks can
- * depend on nothing but its files, which the key covers (every path, size and modification time),
- * together with its manifest, svc's and Deno's versions. The cache lives in svc's own folder
+ * their Workers (a Worker and the plugin's own module graph cost tens of milliseconds). The key
+ * covers what a plugin's hooks normally depend on: its files (every path, size and modification
+ * time), its manifest, svc's and Deno's versions, and the values of the environment variables it
+ * is granted (hashed into the key, never stored). Registrations that depend on more (a file
+ * elsewhere, a server) are refreshed by the plugin's first call in a run, or at every start when
+ * its manifest sets `dynamic_registrations`. The cache lives in svc's own folder
  * (`~/.config/svc/plugin_cache/`), which no plugin may write; what it holds is checked like
  * anything a Worker sends.
  */
@@ -18,11 +20,9 @@ import type { RegistrationData } from "./sandbox_protocol.ts";
 /** Largest cache file read back. */
 const CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Whether a grant lets a plugin's registrations depend on nothing but its own files. */
-export function cacheable(grant: PluginGrant): boolean {
-  return grant.read.length === 1 && grant.write.length === 0 && grant.net !== "any" &&
-    grant.net.length === 0 && grant.run.length === 0 && grant.env.length === 0 &&
-    grant.import.length === 0;
+/** Whether a plugin's registrations may be remembered: unless its manifest says they change. */
+export function cacheable(manifest: { dynamic_registrations?: boolean }): boolean {
+  return manifest.dynamic_registrations !== true;
 }
 
 /** One plugin's place in the cache and the key its remembered registrations must match. */
@@ -31,15 +31,20 @@ export interface CacheSlot {
   key: string;
 }
 
-/** The slot of the plugin in `pluginDir` (its files `entries`, its manifest) under `cacheDir`. */
+/**
+ * The slot of the plugin in `pluginDir` (its files `entries`, its manifest, its grant) under
+ * `cacheDir`.
+ */
 export async function cacheSlot(
   cacheDir: string,
   pluginDir: string,
   manifest: unknown,
   entries: FolderEntry[],
+  grant: Pick<PluginGrant, "env">,
 ): Promise<CacheSlot> {
+  const env = grant.env.map((name) => [name, Deno.env.get(name) ?? null]);
   const key = await sha256(
-    JSON.stringify([VERSION, Deno.version.deno, pluginDir, manifest, entries]),
+    JSON.stringify([VERSION, Deno.version.deno, pluginDir, manifest, entries, env]),
   );
   return { file: join(cacheDir, `${(await sha256(pluginDir)).slice(0, 32)}.json`), key };
 }

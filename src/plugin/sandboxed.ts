@@ -68,8 +68,8 @@ export async function activateSandboxed(
       timeouts: options.timeouts,
       transport: options.transport,
     });
-  const slot = options.cacheDir && cacheable(granted.grant)
-    ? await cacheSlot(options.cacheDir, scan.root, c.manifest, scan.entries)
+  const slot = options.cacheDir && c.manifest && cacheable(c.manifest)
+    ? await cacheSlot(options.cacheDir, scan.root, c.manifest, scan.entries, granted.grant)
     : null;
   const cached = slot && !options.fresh ? await readCache(slot) : null;
   if (slot && cached) {

@@ -16,6 +16,7 @@ Deno.test("readManifest accepts a full manifest and fills defaults of a minimal 
     entry: "src/main.ts",
     requires: ["npm:foo@1"],
     permissions: ["read", "write"],
+    dynamic_registrations: true,
   };
   const dir = await writePlugin(t.base, "full", {
     "manifest.json": full,
@@ -40,6 +41,7 @@ Deno.test("readManifest accepts a full manifest and fills defaults of a minimal 
       entry: "mod.ts",
       requires: [],
       permissions: [],
+      dynamic_registrations: false,
     },
     entryPath: join(await Deno.realPath(mini), "mod.ts"),
   });

@@ -5,9 +5,14 @@ import { call } from "./_sandbox.ts";
 import { type Layout, makeLayout, manifest, writePlugin } from "./_helpers.ts";
 
 /** A plugin whose every module evaluation registers `probe` under a new description. */
-function stampPlugin(t: Layout, permissions: unknown = {}, busyMs = 0) {
+function stampPlugin(
+  t: Layout,
+  permissions: unknown = {},
+  busyMs = 0,
+  extra: Record<string, unknown> = {},
+) {
   return writePlugin(t.globalDir, "stamp", {
-    "manifest.json": manifest("stamp", { permissions }),
+    "manifest.json": manifest("stamp", { permissions, ...extra }),
     "mod.ts": `import { z } from "zod";
 const stamp = crypto.randomUUID();
 export function register_tools(registry) {
@@ -54,7 +59,7 @@ Deno.test("a plugin granted nothing starts from remembered registrations and boo
   assert.notEqual(fresh.stamp, third.stamp);
 });
 
-Deno.test("a changed file or any granted permission makes a plugin load afresh", async () => {
+Deno.test("a changed file, a changed grant or a new value of a granted variable makes a plugin load afresh", async () => {
   await using t = await makeLayout();
   const dir = await stampPlugin(t);
   const first = await load(t);
@@ -63,10 +68,31 @@ Deno.test("a changed file or any granted permission makes a plugin load afresh",
   const changed = await load(t);
   changed.loaded.close();
   assert.notEqual(changed.stamp, first.stamp);
-  await stampPlugin(t, { read: true });
-  const granted = [await load(t), await load(t)];
-  granted.forEach((g) => g.loaded.close());
-  assert.notEqual(granted[0].stamp, granted[1].stamp);
+  // A plugin granted more (here the network, reading anywhere and a variable) is remembered too.
+  Deno.env.set("SVC_TEST_STAMP_VAR", "one");
+  try {
+    await stampPlugin(t, { read: true, net: ["127.0.0.1"], env: ["SVC_TEST_STAMP_VAR"] });
+    const granted = [await load(t), await load(t)];
+    granted.forEach((g) => g.loaded.close());
+    assert.notEqual(granted[0].stamp, changed.stamp);
+    assert.equal(granted[1].stamp, granted[0].stamp);
+    Deno.env.set("SVC_TEST_STAMP_VAR", "two");
+    const revalued = await load(t);
+    revalued.loaded.close();
+    assert.notEqual(revalued.stamp, granted[0].stamp);
+  } finally {
+    Deno.env.delete("SVC_TEST_STAMP_VAR");
+  }
+});
+
+Deno.test("a plugin whose manifest sets dynamic_registrations runs its hooks at every start", async () => {
+  await using t = await makeLayout();
+  await stampPlugin(t, { net: ["127.0.0.1"] }, 0, { dynamic_registrations: true });
+  const starts = [await load(t), await load(t)];
+  starts.forEach((s) => s.loaded.close());
+  assert.notEqual(starts[1].stamp, starts[0].stamp);
+  const remembered = await Array.fromAsync(Deno.readDir(join(t.home, ".config/svc/plugin_cache")));
+  assert.deepEqual(remembered.filter((e) => e.name.endsWith(".json")).map((e) => e.name), []);
 });
 
 Deno.test("a remembered plugin that no longer loads fails its calls with the reason", async () => {
