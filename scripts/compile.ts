@@ -6,6 +6,7 @@
  * `-A`, and the Worker options that sandboxed plugins need.
  */
 import { SVC_PERMISSIONS } from "./permissions.ts";
+import { SVC_V8_FLAGS } from "./v8_flags.ts";
 
 const out = Deno.args[0] ?? "dist/svc";
 const env: Record<string, string> = {};
@@ -14,6 +15,7 @@ if (denort) env.DENORT_BIN = denort;
 const args = [
   "compile",
   ...SVC_PERMISSIONS,
+  ...SVC_V8_FLAGS,
   "--unstable-worker-options",
   "--include",
   "plugins",

@@ -12,6 +12,7 @@
 import { cp, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SVC_PERMISSIONS } from "./permissions.ts";
+import { SVC_V8_FLAGS } from "./v8_flags.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const distArg = Deno.args.find((a) => a.startsWith("--dist="));
@@ -75,6 +76,7 @@ await run([
   "install",
   "--global",
   ...SVC_PERMISSIONS,
+  ...SVC_V8_FLAGS,
   "--force",
   "--name",
   "svc",

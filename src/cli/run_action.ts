@@ -6,6 +6,7 @@ import type { TeamRun } from "../engine/team.ts";
 import type { SessionLog } from "../session/log.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
+import { CoalescedWriter } from "../util/coalesced_writer.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import { renderTextEvent } from "./render_text.ts";
@@ -122,42 +123,51 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   const stops = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((s) => [s, onStop(s)] as const);
   Deno.addSignalListener("SIGINT", onSigint);
   for (const [signal, listener] of stops) Deno.addSignalListener(signal, listener);
-  const encoder = new TextEncoder();
-  const write = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
+  // The answer streams in batches (one write per frame); anything else printed flushes it first,
+  // so stdout and stderr keep their order on a terminal.
+  const stdout = new CoalescedWriter((bytes) => Deno.stdout.writeSync(bytes));
+  const write = (text: string) => stdout.write(text);
   const onEvent = json
     ? (event: EngineEvent) => flags.verbose && renderTextEvent(event, { verbose: true, out: null })
-    : (event: EngineEvent) =>
+    : (event: EngineEvent) => {
+      if (event.type !== "token") stdout.flush();
       renderTextEvent(event, { verbose: Boolean(flags.verbose), out: write });
+    };
   try {
     const team = flags.team
       ? await engine.runTeam(flags.team, prompt, {
         session,
         signal: controller.signal,
         onEvent,
-        onStage: ({ stage, of, type, report }) =>
+        onStage: ({ stage, of, type, report }) => {
+          stdout.flush();
           console.error(
             report
               ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
                 report.duration.toFixed(1)
               } s (session ${report.session})`
               : `svc run: stage ${stage}/${of} ${type}: running`,
-          ),
+          );
+        },
       })
       : undefined;
     const result = team ? teamResult(team) : await engine.runTurn(prompt, {
       signal: controller.signal,
       onEvent,
     });
+    stdout.flush();
     if (team && !json) {
       if (result.content) write(result.content);
       if (team.memory) console.error(`svc run: team memory written to ${team.memory}`);
     }
     if (json) console.log(JSON.stringify(result, null, 2));
     else if (result.content && !result.content.endsWith("\n")) write("\n");
+    stdout.flush();
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
     if (stopSignal && result.status === "cancelled") return 128 + STOP_SIGNALS[stopSignal];
     return exitCodeFor(result.status);
   } finally {
+    stdout.flush();
     Deno.removeSignalListener("SIGINT", onSigint);
     for (const [signal, listener] of stops) Deno.removeSignalListener(signal, listener);
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+import { SVC_V8_FLAGS } from "../../scripts/v8_flags.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
@@ -18,4 +19,11 @@ Deno.test("the entry points' permission set is the same in deno.json, the script
   const security = await read("docs/security.md");
   const documented = [...security.matchAll(/^\| `(--[a-z-]+)` /gm)].map((m) => m[1]);
   assert.deepEqual(documented, [...SVC_PERMISSIONS]);
+});
+
+Deno.test("the entry points carry svc's V8 flags: deno task svc, the installed command and the binary", async () => {
+  const tasks = JSON.parse(await read("deno.json")).tasks as Record<string, string>;
+  assert.ok(tasks.svc.includes(` ${SVC_V8_FLAGS.join(" ")} `), tasks.svc);
+  assert.match(await read("scripts/install.ts"), /\.\.\.SVC_PERMISSIONS,\n {2}\.\.\.SVC_V8_FLAGS,/);
+  assert.match(await read("scripts/compile.ts"), /\.\.\.SVC_PERMISSIONS,\n {2}\.\.\.SVC_V8_FLAGS,/);
 });
