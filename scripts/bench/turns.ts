@@ -3,6 +3,8 @@
  * the same single streamed request and printing the answer. Scenarios: a one-word answer, a 200 KB
  * answer in 4,000 chunks, and a 2 MB answer (RSS must not grow with the answer). Samples of the
  * floor, the installed svc and the source tree alternate so the VM's changing speed hits all alike.
+ * "installed on a terminal" runs the text renderer on a pseudo-terminal (issue 17: within 20% of
+ * `--output json` CPU).
  */
 import { installTemporarySvc, MAIN, median, report, timeProcess } from "./_util.ts";
 
@@ -12,6 +14,8 @@ const cwd = await Deno.makeTempDir();
 const installed = await installTemporarySvc();
 const deno = Deno.execPath();
 const only = Deno.args;
+const hasScript = await new Deno.Command("script", { args: ["--version"], stdout: "null" }).output()
+  .then((o) => o.success, () => false);
 
 async function provider(size: number, chunk: number) {
   const child = new Deno.Command(deno, {
@@ -51,6 +55,17 @@ for (const s of scenarios) {
     installed: [installed.bin, ...runArgs],
     "installed --output json": [installed.bin, ...runArgs, "--output", "json"],
     source: [deno, "run", "-A", "--quiet", MAIN, ...runArgs],
+    // The text renderer on a terminal (util-linux `script` gives it one); CPU includes script's.
+    ...(hasScript
+      ? {
+        "installed on a terminal": [
+          "script",
+          "-qec",
+          [installed.bin, ...runArgs].map((a) => `'${a}'`).join(" "),
+          "/dev/null",
+        ],
+      }
+      : {}),
   };
   const samples = Object.fromEntries(
     Object.keys(variants).map((k) => [k, [] as Awaited<ReturnType<typeof timeProcess>>[]]),
