@@ -3,7 +3,8 @@
  * src/ may import only from its own layer or the layers below it; front-ends share a rank and
  * never import each other; files in src/ import no file in a cycle; plugins import only their own
  * files, src/plugin/api.ts and src/tool/; nothing in src/ imports plugins/. Static, type-only,
- * re-exporting and dynamic imports all count.
+ * re-exporting and dynamic imports all count. zod is imported as a namespace
+ * (`import * as z from "zod"`): the named `z` keeps all of zod's locales in the bundle.
  */
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["main"],
 ];
 
+/** `import { z } from "zod"` (also `import type { z }`), refused in favour of the namespace form. */
+const NAMED_ZOD = /^import (type )?\{ z \} from "zod";/m;
+
 const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
 const CODE = /\.[cm]?[jt]sx?$/;
 
@@ -41,6 +45,11 @@ export async function checkTree(root: string): Promise<string[]> {
   const texts = await Promise.all(files.map((file) => Deno.readTextFile(join(root, file))));
   const graph = new Map<string, string[]>();
   files.forEach((file, index) => {
+    if (NAMED_ZOD.test(texts[index])) {
+      problems.push(
+        `${file} imports { z } from "zod": write import * as z from "zod" (bundle size)`,
+      );
+    }
     const targets = new Set<string>();
     for (const specifier of importSpecifiers(texts[index])) {
       if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;

@@ -7,7 +7,6 @@
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
-import type { AtomicWriteOptions } from "./atomic.ts";
 import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";
 
@@ -115,7 +114,7 @@ export async function writeConfined(
   path: string,
   bytes: Uint8Array,
   root: string,
-  options: AtomicWriteOptions,
+  options: { mode?: number; keepMode?: boolean; syncDir?: boolean; parents?: boolean },
 ): Promise<void> {
   const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
   try {

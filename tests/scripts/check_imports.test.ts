@@ -28,13 +28,23 @@ Deno.test("the import checker accepts a clean tree that only imports downwards",
     "src/engine/loop.ts":
       'import type { T } from "../shared/types.ts";\nimport "../util/ids.ts";\n',
     "src/shared/types.ts": 'import { VERSION } from "../version.ts";\nexport type T = 1;\n',
-    "src/util/ids.ts": 'import { z } from "zod";\nimport { join } from "node:path";\n',
+    "src/util/ids.ts": 'import * as z from "zod";\nimport { join } from "node:path";\n',
     "plugins/svc-core-x/mod.ts": 'import type { Tool } from "../../src/plugin/api.ts";\n' +
       'import { runShell } from "../../src/tool/shell.ts";\nimport "./src/own.ts";\n',
     "plugins/svc-core-x/src/own.ts": "export {};\n",
     "plugins/svc-core-x/tests/own.test.ts": 'import "../../../src/engine/loop.ts";\n',
   });
   assert.deepEqual(await checkTree(t.root), []);
+});
+
+Deno.test("the import checker refuses zod's named z export, which keeps every locale in the bundle", async () => {
+  await using t = await tree({
+    "src/util/a.ts": 'import { z } from "zod";\n',
+    "src/util/b.ts": 'import type { z } from "zod";\n',
+    "src/util/c.ts": 'import * as z from "zod";\nimport type * as y from "zod";\n',
+  });
+  const why = 'imports { z } from "zod": write import * as z from "zod" (bundle size)';
+  assert.deepEqual(await checkTree(t.root), [`src/util/a.ts ${why}`, `src/util/b.ts ${why}`]);
 });
 
 Deno.test("the import checker accepts a tree without src/shared/", async () => {
