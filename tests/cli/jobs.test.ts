@@ -18,10 +18,11 @@ async function useProvider(box: Box, fake: FakeProvider): Promise<void> {
   );
 }
 
-async function register(box: Box) {
-  return JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/jobs.json`)).jobs as Array<
-    Record<string, any> // deno-lint-ignore no-explicit-any
-  >;
+// deno-lint-ignore no-explicit-any
+type JobRecord = Record<string, any>;
+
+async function register(box: Box): Promise<JobRecord[]> {
+  return JSON.parse(await Deno.readTextFile(`${box.worktree}/.svc/jobs.json`)).jobs;
 }
 
 async function job(box: Box, name: string) {
@@ -317,7 +318,7 @@ Deno.test("svc jobs run: a deleted task file fails the run with 'task file not f
     assert.match(show.stdout, /last error: task file not found/);
     assert.match(
       show.stdout,
-      /memory: .*notes\.memory\.md\n  memory after 1\n  \n  Run .*: failed: task file not found\n/,
+      /memory: .*notes\.memory\.md\n {2}memory after 1\n {2}\n {2}Run .*: failed: task file not found\n/,
     );
   } finally {
     await fake.close();
