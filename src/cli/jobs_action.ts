@@ -4,13 +4,12 @@
  */
 import { checkSessionName } from "../session/naming.ts";
 import type { EngineEvent } from "../engine/events.ts";
-import { Runtime } from "../runtime/runtime.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { readRunMemory } from "../engine/run_memory.ts";
 import { CATEGORIES, type ToolPermission } from "../config/schema.ts";
 import { ACTIONS } from "../shared/types.ts";
 import * as jobs from "../jobs/mod.ts";
-import { renderTextEvent } from "./render_text.ts";
 import { table } from "./table.ts";
 import { UsageError } from "./usage.ts";
 
@@ -113,6 +112,7 @@ export async function add(name: string, flags: AddFlags): Promise<void> {
   }
   const worktree = worktreeOf(flags);
   if (flags.type !== undefined) {
+    const { Runtime } = await import("../runtime/runtime.ts");
     const runtime = await Runtime.load({ path: worktree });
     const catalog = await runtime.catalog();
     runtime.plugins.close();
@@ -360,6 +360,8 @@ function onStop(controller: AbortController, what: string): () => void {
 /** `svc jobs run <name>`: one run now (the approval gate overridden); exit 0 when verified. */
 export async function run(name: string, flags: RunFlags): Promise<number> {
   const worktree = worktreeOf(flags);
+  const { Runtime } = await import("../runtime/runtime.ts");
+  const { renderTextEvent } = await import("./render_text.ts");
   let runtime: Promise<Runtime> | undefined;
   const load = () =>
     runtime ??= Runtime.load({ path: worktree }).then((r) => {
@@ -425,7 +427,9 @@ export async function daemon(flags: DaemonFlags): Promise<number> {
       worktree,
       tickSeconds: tick,
       signal: controller.signal,
+      // Imported on the first run: an idle daemon never loads the engine or the plugins.
       loadRuntime: async () => {
+        const { Runtime } = await import("../runtime/runtime.ts");
         const runtime = await Runtime.load({ path: worktree });
         for (const w of runtime.warnings) console.error(`svc jobs daemon: warning: ${w}`);
         for (const w of await runtime.start()) console.error(`svc jobs daemon: warning: ${w}`);
