@@ -9,9 +9,10 @@ import { isTrusted } from "../config/trust.ts";
 import { sleep } from "../provider/http_util.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
-import { approvalOf, loadGrants } from "./approvals.ts";
+import { approvalOf, type Grant, loadGrants } from "./approvals.ts";
 import { readRegister, updateRegister } from "./register.ts";
 import { runJob } from "./runner.ts";
+import type { Job } from "./schema.ts";
 import { authorized, isDue, reconcile } from "./states.ts";
 import { daemonLockPath, runLockPath } from "./task.ts";
 
@@ -81,14 +82,24 @@ export async function runDaemon(
       }
       if (untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
       untrustedSaid = false;
-      await reconcileAll(worktree, clock(), startup, options.tickSeconds * 1000);
+      // One read of the register and the grants per idle wake; the lock only when a job needs
+      // reconciling (always at startup).
+      let snapshot = await readSnapshot(worktree);
+      if (
+        startup ||
+        await needsReconcile(worktree, snapshot, clock(), options.tickSeconds * 1000)
+      ) {
+        await reconcileAll(worktree, clock(), startup, options.tickSeconds * 1000);
+        snapshot = await readSnapshot(worktree);
+      }
       startup = false;
-      const grants = await loadGrants(worktree);
-      const { jobs } = await readRegister(worktree);
       let refused = false;
-      for (const job of jobs) {
+      let ran = false;
+      for (const job of snapshot.jobs) {
         if (signal.aborted) break;
-        if (!isDue(job, await approvalOf(job, worktree, grants.get(job.name)), clock())) continue;
+        const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
+        if (!isDue(job, approval, clock())) continue;
+        ran = true;
         const report = await runJob({
           worktree,
           name: job.name,
@@ -111,7 +122,9 @@ export async function runDaemon(
         );
       }
       if (signal.aborted) break;
-      await sleep(await nextWake(worktree, clock(), options.tickSeconds, refused) / 1000, signal);
+      if (ran) snapshot = await readSnapshot(worktree);
+      const wait = await nextWake(worktree, snapshot, clock(), options.tickSeconds, refused);
+      await sleep(wait / 1000, signal);
     }
   } finally {
     await closeRuntime();
@@ -121,16 +134,45 @@ export async function runDaemon(
   return { fired };
 }
 
+interface Snapshot {
+  jobs: Job[];
+  grants: Map<string, Grant>;
+}
+
+async function readSnapshot(worktree: string): Promise<Snapshot> {
+  const [{ jobs }, grants] = await Promise.all([readRegister(worktree), loadGrants(worktree)]);
+  return { jobs, grants };
+}
+
+/** Whether reconcile would change a job of the snapshot (checked on copies, without the lock). */
+async function needsReconcile(
+  worktree: string,
+  snapshot: Snapshot,
+  now: Date,
+  graceMs: number,
+): Promise<boolean> {
+  for (const job of snapshot.jobs) {
+    const running = job.state === "executing" &&
+      await daemonHolder(runLockPath(worktree, job.name)) !== undefined;
+    const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
+    if (reconcile(structuredClone(job), approval, now, { running, startup: false, graceMs })) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Milliseconds until the earliest job the daemon may fire, at most one tick. */
 async function nextWake(
   worktree: string,
+  snapshot: Snapshot,
   now: Date,
   tickSeconds: number,
   refused: boolean,
 ): Promise<number> {
-  const grants = await loadGrants(worktree);
+  const grants = snapshot.grants;
   let wait = tickSeconds * 1000;
-  for (const job of (await readRegister(worktree)).jobs) {
+  for (const job of snapshot.jobs) {
     if (!job.enabled || !job.next_run_at || job.state === "executing") continue;
     if (!authorized(job, await approvalOf(job, worktree, grants.get(job.name)))) continue;
     const due = new Date(job.next_run_at).getTime() - now.getTime();
