@@ -4,6 +4,7 @@
  */
 import type { AgentType, Catalog, Skill, Team } from "../catalog/types.ts";
 import { Runtime } from "../runtime/runtime.ts";
+import { table } from "./table.ts";
 
 export type CatalogKind = "types" | "skills" | "teams";
 
@@ -132,12 +133,4 @@ function showSkill(skill: Skill): string {
     "",
     skill.content,
   ].join("\n");
-}
-
-/** An aligned text table; the last column is not padded. */
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [head, ...rows]
-    .map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
-    .join("\n");
 }

@@ -6,17 +6,22 @@ import { join } from "node:path";
 import type { Catalog, Team } from "../catalog/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { TurnStatus } from "../shared/types.ts";
-import { writeFileAtomic } from "../util/atomic.ts";
 import { localDir } from "../util/dirs.ts";
-import { readTextCapped } from "../util/fs.ts";
 import type { EngineEvent, TurnError, TurnResult } from "./events.ts";
 import { turnResult } from "./result.ts";
+import {
+  oneLine,
+  readRunMemory,
+  RUN_MEMORY_MAX,
+  summarizeRun,
+  writeRunMemory,
+} from "./run_memory.ts";
 import { type LeadEngine, runSubAgent, type SubAgentRun, succeeded } from "./sub_agent.ts";
 
 /** Each earlier stage's result in a stage brief is capped at this many characters. */
 export const STAGE_RESULT_MAX = 4000;
 /** The team memory file keeps at most this many characters (the newest part). */
-export const TEAM_MEMORY_MAX = 16_000;
+export const TEAM_MEMORY_MAX = RUN_MEMORY_MAX;
 
 /** One stage of a team run, as reported (`svc run --team --output json`). */
 export interface StageReport {
@@ -141,7 +146,7 @@ export async function runTeam(
   }
 
   const memoryPath = teamMemoryPath(lead.deps.worktree, team.name);
-  const memory = await readMemory(memoryPath);
+  const memory = await readRunMemory(memoryPath);
   await options.session.appendMessage({
     role: "command",
     content: `team ${team.name}: ${task}`,
@@ -178,10 +183,7 @@ export async function runTeam(
   if (runs.length) {
     const text = await summarize(lead, team, task, runs, memory, signal);
     try {
-      await writeFileAtomic(memoryPath, text, {
-        parents: true,
-        ...(lead.deps.trusted ? {} : { confineTo: lead.deps.worktree }),
-      });
+      await writeRunMemory(memoryPath, text, lead.deps.trusted ? undefined : lead.deps.worktree);
       written = memoryPath;
     } catch (err) {
       const message = `could not write the team memory ${memoryPath}: ${(err as Error).message}`;
@@ -234,14 +236,6 @@ export function refusedTeamRun(
   };
 }
 
-async function readMemory(path: string): Promise<string> {
-  try {
-    return (await readTextCapped(path, TEAM_MEMORY_MAX * 4, { head: true })).text;
-  } catch {
-    return "";
-  }
-}
-
 /**
  * The new team memory: the lead's model summarizes the run, seeded with the memory so far; when
  * that fails, the memory so far plus one line per stage.
@@ -258,42 +252,18 @@ async function summarize(
   const transcript = runs.map((run, i) =>
     `## Stage ${i + 1} (${run.type}): ${run.result.status}\n\n${capped(run.result.content.trim())}`
   ).join("\n\n");
-  if (!signal.aborted) {
-    const reply = await lead.deps.client.chatNonStreaming({
-      model: lead.deps.model,
-      max_tokens: 1024,
-      reasoning: lead.deps.config.reasoning,
-      messages: [
-        {
-          role: "system",
-          content: "You keep the memory of an agent team: what future runs need to know. Merge " +
-            "the memory so far with this run into at most 300 words of plain Markdown: decisions, " +
-            "facts learned, open problems. No preamble.",
-        },
-        {
-          role: "user",
-          content: `Team: ${team.name}\nTask: ${task}\n\n# Memory so far\n\n${
-            memory.trim() || "(none)"
-          }\n\n# This run\n\n${transcript}`,
-        },
-      ],
-    }, signal).catch((err) => ({ error: String(err), content: "" }));
-    if (!reply.error && reply.content.trim()) return tail(`${reply.content.trim()}\n`);
-  }
   const lines = runs.map((run, i) =>
     `- Stage ${i + 1} (${run.type}, session ${run.session}): ${run.result.status}: ${
       oneLine(run.result.content || run.result.errors[0]?.message || "")
     }`
   );
-  const entry = `## Run ${at}: ${task.split("\n")[0].slice(0, 200)}\n\n${lines.join("\n")}\n`;
-  return tail(memory.trim() ? `${memory.trim()}\n\n${entry}` : entry);
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}...` : flat;
-}
-
-function tail(text: string): string {
-  return text.length <= TEAM_MEMORY_MAX ? text : text.slice(text.length - TEAM_MEMORY_MAX);
+  const { client, model, config } = lead.deps;
+  const { text } = await summarizeRun({ client, model, reasoning: config.reasoning }, {
+    keeper: "an agent team",
+    header: `Team: ${team.name}\nTask: ${task}`,
+    memory,
+    run: transcript,
+    fallback: `## Run ${at}: ${task.split("\n")[0].slice(0, 200)}\n\n${lines.join("\n")}\n`,
+  }, signal);
+  return text;
 }

@@ -1,0 +1,101 @@
+import { Command, Option } from "commander";
+import type { AddFlags, DaemonFlags, JobsFlags, RunFlags } from "./jobs_action.ts";
+import { exitCodeOf } from "./usage.ts";
+
+/**
+ * `svc jobs`: scheduled, human-gated jobs (docs/jobs.md). `--path` goes before the subcommand;
+ * every subcommand reads its flags together with the parent's (optsWithGlobals).
+ */
+export function jobsCommand(setExit: (code: number) => void): Command {
+  const cmd = new Command("jobs")
+    .description(
+      "Scheduled, human-gated agent jobs of a worktree (.svc/jobs.json) and the daemon that runs them",
+    )
+    .option("--path <dir>", "worktree (default: the current directory)");
+  const act = <A extends unknown[]>(
+    fn: (actions: typeof import("./jobs_action.ts"), ...args: A) => Promise<number | void>,
+  ) =>
+  async (...args: A) => {
+    try {
+      const actions = await import("./jobs_action.ts");
+      const code = await fn(actions, ...args);
+      if (typeof code === "number") setExit(code);
+    } catch (err) {
+      console.error(`svc jobs: ${(err as Error).message}`);
+      setExit(exitCodeOf(err));
+    }
+  };
+  const flags = <T extends JobsFlags>(sub: Command): T => sub.optsWithGlobals() as T;
+  const json = (c: Command) => c.option("--json", "print JSON");
+
+  json(cmd.command("list").description("list the jobs: state, schedule, next run, approval"))
+    .action(act((a, _o: unknown, sub: Command) => a.list(flags(sub))));
+  json(
+    cmd.command("status").description(
+      "state, fired count (ok and failed), last error, next run, approval of each job; the daemon",
+    ),
+  ).action(act((a, _o: unknown, sub: Command) => a.status(flags(sub))));
+  json(cmd.command("show").description("one job: definition, last output, memory path and preview"))
+    .argument("<name>", "job name")
+    .action(act((a, name: string, _o: unknown, sub: Command) => a.show(name, flags(sub))));
+
+  json(cmd.command("add").description("add a job (proposed: nothing runs until approved)"))
+    .argument("<name>", "job name: letters, digits, _ and -")
+    .option("--prompt <text>", "the short per-run trigger message")
+    .option("--file <path>", "task file (default .svc/jobs/<name>.md, created from a template)")
+    .option("--cron <expr>", 'five-field cron in local time, e.g. "0 9 * * 1-5"')
+    .option("--every <seconds>", "interval in seconds")
+    .option("--at <datetime>", "one-shot ISO 8601 time (local unless it has Z or an offset)")
+    .option("--retries <n>", "retries after a failed attempt, with exponential backoff", "0")
+    .option("--timeout <seconds>", "limit of each attempt", "600")
+    .addOption(new Option("--approval <mode>", "auto: approve now").choices(["auto"]))
+    .option("--require-approval", "park in waiting_approval after every run until approved")
+    .option("--approve-model", "approve a model named by the job's agent type")
+    .option("--type <name>", "agent type whose prompt, model and permissions the job uses")
+    .option("--system-prompt <text>", "system prompt added after the job task")
+    .addOption(new Option("--mode <mode>", "plan or build").choices(["plan", "build"]))
+    .option("--provider <id>", "provider of the job's runs")
+    .option("--model <model>", "model of the job's runs")
+    .option("--tools-deny <names>", "comma-separated tool names the job may not use")
+    .option("--tool-permission <pairs>", "category=action pairs, e.g. edit=allow,bash=deny")
+    .option("--session <name>", "one stable session for every run (default: a new job_ session)")
+    .action(act((a, name: string, _o: unknown, sub: Command) => a.add(name, flags<AddFlags>(sub))));
+
+  cmd.command("edit").description("open the job's task file in $VISUAL or $EDITOR")
+    .argument("<name>", "job name")
+    .action(act((a, name: string, _o: unknown, sub: Command) => a.edit(name, flags(sub))));
+  const simple = (
+    name: string,
+    what: "approve" | "reject" | "enable" | "disable" | "remove",
+    text: string,
+  ) =>
+    json(cmd.command(name).description(text))
+      .argument("<name>", "job name")
+      .action(act((a, job: string, _o: unknown, sub: Command) => a.change(what, job, flags(sub))));
+  simple(
+    "approve",
+    "approve",
+    "approve the job as it is defined now (with --require-approval: one run)",
+  );
+  simple("reject", "reject", "clear your approval of the job");
+  simple("enable", "enable", "re-arm a disabled job (next run strictly after now)");
+  simple("disable", "disable", "stop firing the job until enabled");
+  simple("stop", "disable", "alias of disable");
+  simple("remove", "remove", "remove the job from the register (its files stay)");
+
+  json(
+    cmd.command("run").description("run the job once now and print its final answer; exit 0 or 1"),
+  )
+    .argument("<name>", "job name")
+    .option("--no-retry", "one attempt, whatever the job's retries")
+    .option("--verbose", "tool calls, attempts and status lines on stderr")
+    .action(act((a, name: string, _o: unknown, sub: Command) => a.run(name, flags<RunFlags>(sub))));
+
+  cmd.command("daemon").description(
+    "fire due jobs until SIGINT or SIGTERM (one daemon per worktree)",
+  )
+    .option("--tick <seconds>", "longest sleep between looks at the register", "15")
+    .option("--print-unit", "print a systemd user unit that runs this daemon, and exit")
+    .action(act((a, _o: unknown, sub: Command) => a.daemon(flags<DaemonFlags>(sub))));
+  return cmd;
+}

@@ -1,0 +1,200 @@
+/**
+ * The jobs daemon: one per worktree (a daemon lock that names its holder), it sleeps until the
+ * earliest due job or one tick, whichever comes first, re-reads the register on every wake (so
+ * CLI edits apply), and fires due jobs one at a time in name order. It never approves anything,
+ * fires nothing in an untrusted worktree, and never replays windows that passed while no daemon
+ * ran. Stopping it (its signal) cancels the running attempt, which is saved as cancelled.
+ */
+import { isTrusted } from "../config/trust.ts";
+import { sleep } from "../provider/http_util.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
+import { approvalOf, type Grant, loadGrants } from "./approvals.ts";
+import { readRegister, updateRegister } from "./register.ts";
+import { runJob } from "./runner.ts";
+import type { Job } from "./schema.ts";
+import { authorized, isDue, reconcile } from "./states.ts";
+import { daemonLockPath, runLockPath } from "./task.ts";
+
+/** Default tick: the longest the daemon sleeps between looks at the register (seconds). */
+export const DEFAULT_TICK_SECONDS = 15;
+/** How long the daemon waits before trying again a due job it could not start (ms). */
+const RETRY_REFUSED_MS = 1000;
+
+export interface DaemonOptions {
+  worktree: string;
+  tickSeconds: number;
+  /** Aborting stops the daemon: the running attempt is cancelled and saved, then it returns. */
+  signal: AbortSignal;
+  /** Loads the runtime the engines come from (once, again only when trust changes). */
+  loadRuntime: () => Promise<Runtime>;
+  log: (line: string) => void;
+  clock?: () => Date;
+  /** Base of the retry backoff (tests). */
+  backoffBaseMs?: number;
+}
+
+/**
+ * Runs the daemon until `signal` aborts. Resolves to a refusal when another daemon holds the
+ * worktree's lock, else to the number of runs it fired.
+ */
+export async function runDaemon(
+  options: DaemonOptions,
+): Promise<{ refused: string } | { fired: number }> {
+  const { worktree, signal, log } = options;
+  const clock = options.clock ?? (() => new Date());
+  const taken = await acquireDaemonLock(daemonLockPath(worktree), "svc jobs daemon");
+  if (!taken.lock) {
+    const h = taken.heldBy;
+    return {
+      refused: `a jobs daemon already runs for ${worktree}` +
+        (h ? ` (pid ${h.pid}, started ${h.started_at})` : "") + "; stop it first",
+    };
+  }
+  let runtime: Promise<Runtime> | null = null;
+  const getRuntime = () => {
+    runtime ??= options.loadRuntime();
+    runtime.catch(() => runtime = null);
+    return runtime;
+  };
+  const closeRuntime = async () => {
+    const current = runtime;
+    runtime = null;
+    if (current) (await current.catch(() => null))?.plugins.close();
+  };
+  let fired = 0;
+  let startup = true;
+  let untrustedSaid = false;
+  try {
+    log(`started for ${worktree} (pid ${Deno.pid}, tick ${options.tickSeconds} s)`);
+    while (!signal.aborted) {
+      if (!await isTrusted(worktree)) {
+        if (!untrustedSaid) {
+          log(
+            `${worktree} is not trusted: no job fires here until you run svc trust ${worktree} ` +
+              "(checked again every tick)",
+          );
+          untrustedSaid = true;
+        }
+        await closeRuntime();
+        await sleep(options.tickSeconds, signal);
+        continue;
+      }
+      if (untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
+      untrustedSaid = false;
+      // One read of the register and the grants per idle wake; the lock only when a job needs
+      // reconciling (always at startup).
+      let snapshot = await readSnapshot(worktree);
+      if (
+        startup ||
+        await needsReconcile(worktree, snapshot, clock(), options.tickSeconds * 1000)
+      ) {
+        await reconcileAll(worktree, clock(), startup, options.tickSeconds * 1000);
+        snapshot = await readSnapshot(worktree);
+      }
+      startup = false;
+      let refused = false;
+      let ran = false;
+      for (const job of snapshot.jobs) {
+        if (signal.aborted) break;
+        const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
+        if (!isDue(job, approval, clock())) continue;
+        ran = true;
+        const report = await runJob({
+          worktree,
+          name: job.name,
+          by: "daemon",
+          runtime: getRuntime,
+          signal,
+          clock,
+          log,
+          backoffBaseMs: options.backoffBaseMs,
+        });
+        if ("refused" in report) {
+          refused = true;
+          log(`not fired: ${report.refused}`);
+          continue;
+        }
+        fired++;
+        log(
+          `job ${report.name}: run ${report.run} ${report.state}` +
+            (report.error ? `: ${report.error}` : "") + ` (session ${report.session ?? "none"})`,
+        );
+      }
+      if (signal.aborted) break;
+      if (ran) snapshot = await readSnapshot(worktree);
+      const wait = await nextWake(worktree, snapshot, clock(), options.tickSeconds, refused);
+      await sleep(wait / 1000, signal);
+    }
+  } finally {
+    await closeRuntime();
+    taken.lock.release();
+    log("stopped");
+  }
+  return { fired };
+}
+
+interface Snapshot {
+  jobs: Job[];
+  grants: Map<string, Grant>;
+}
+
+async function readSnapshot(worktree: string): Promise<Snapshot> {
+  const [{ jobs }, grants] = await Promise.all([readRegister(worktree), loadGrants(worktree)]);
+  return { jobs, grants };
+}
+
+/** Whether reconcile would change a job of the snapshot (checked on copies, without the lock). */
+async function needsReconcile(
+  worktree: string,
+  snapshot: Snapshot,
+  now: Date,
+  graceMs: number,
+): Promise<boolean> {
+  for (const job of snapshot.jobs) {
+    const running = job.state === "executing" &&
+      await daemonHolder(runLockPath(worktree, job.name)) !== undefined;
+    const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
+    if (reconcile(structuredClone(job), approval, now, { running, startup: false, graceMs })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Milliseconds until the earliest job the daemon may fire, at most one tick. */
+async function nextWake(
+  worktree: string,
+  snapshot: Snapshot,
+  now: Date,
+  tickSeconds: number,
+  refused: boolean,
+): Promise<number> {
+  const grants = snapshot.grants;
+  let wait = tickSeconds * 1000;
+  for (const job of snapshot.jobs) {
+    if (!job.enabled || !job.next_run_at || job.state === "executing") continue;
+    if (!authorized(job, await approvalOf(job, worktree, grants.get(job.name)))) continue;
+    const due = new Date(job.next_run_at).getTime() - now.getTime();
+    wait = Math.min(wait, Math.max(due, refused ? RETRY_REFUSED_MS : 0));
+  }
+  return Math.max(wait, 0);
+}
+
+/** Stale `executing` states, changed definitions, and at startup the windows missed meanwhile. */
+async function reconcileAll(
+  worktree: string,
+  now: Date,
+  startup: boolean,
+  graceMs: number,
+): Promise<void> {
+  const grants = await loadGrants(worktree);
+  await updateRegister(worktree, async (jobs) => {
+    for (const job of jobs) {
+      const running = job.state === "executing" &&
+        await daemonHolder(runLockPath(worktree, job.name)) !== undefined;
+      const approval = await approvalOf(job, worktree, grants.get(job.name));
+      reconcile(job, approval, now, { running, startup, graceMs });
+    }
+  });
+}
