@@ -19,8 +19,7 @@ export type ArgKind =
   | "servers"
   | "tools"
   | "providers"
-  | "keys"
-  | "thinking";
+  | "keys";
 
 /** One slash command. */
 export interface Command {
@@ -38,6 +37,8 @@ export interface Command {
   args?: ArgKind;
   /** Per subcommand: what its argument completes to. */
   argsOf?: Record<string, ArgKind>;
+  /** Per subcommand: what its second and later arguments complete to. */
+  restOf?: Record<string, ArgKind>;
   /** From a plugin (`register_commands`). */
   plugin?: string;
   run(ctx: CommandContext, args: string): Promise<void>;

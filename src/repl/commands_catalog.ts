@@ -86,7 +86,8 @@ export const team: Command = {
     "                             name are approved once, before the run)",
   ].join("\n"),
   subcommands: ["list", "show", "new", "remove", "run"],
-  argsOf: { show: "teams", remove: "teams", run: "teams", new: "types" },
+  argsOf: { show: "teams", remove: "teams", run: "teams" },
+  restOf: { new: "types" },
   async run(ctx, args) {
     const [sub, rest] = firstWord(args);
     const [name, tail] = firstWord(rest);

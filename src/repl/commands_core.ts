@@ -68,7 +68,7 @@ export const thinking: Command = {
   usage: "/thinking on|off|?",
   summary: "stream the model's reasoning dimmed (on) or show a spinner and its duration (off)",
   details: "Display only, for this REPL: the reasoning text is always logged in the session.",
-  args: "thinking",
+  subcommands: ["on", "off", "?"],
   run(ctx, args) {
     const word = args.toLowerCase();
     if (word === "on" || word === "off") ctx.display.show_thinking = word === "on";

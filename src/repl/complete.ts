@@ -42,7 +42,7 @@ export async function complete(
     return pick([...command.subcommands, ...own]);
   }
   const kind = command.subcommands
-    ? (position === 1 ? command.argsOf?.[words[1]] : undefined)
+    ? (position === 1 ? command.argsOf?.[words[1]] : command.restOf?.[words[1]])
     : (position === 0 ? command.args : undefined);
   if (!kind) return null;
   return pick(await names(kind));

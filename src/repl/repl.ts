@@ -315,8 +315,6 @@ export class Repl {
         const { ConfigSchema } = await import("../config/schema.ts");
         return Object.keys(ConfigSchema.shape);
       }
-      case "thinking":
-        return ["on", "off", "?"];
     }
     return [];
   }

@@ -121,8 +121,8 @@ export class Screen {
 }
 
 /**
- * The live region's rows at `columns` wide, at most `max` of them (the rows around the cursor,
- * else the last ones), and the cursor's row and column among them.
+ * The live region's rows at `columns` wide, at most `max` of them (the last ones, or those ending
+ * at the cursor's row when it is above them), and the cursor's row and column among them.
  */
 export function layout(
   view: LiveView,
@@ -149,10 +149,8 @@ export function layout(
     cursorCol = 0;
   }
   if (rows.length <= max) return { rows, cursorRow, cursorCol };
-  // Keep the cursor's row in view: the window ends at the last row or just past the cursor.
-  const end = Math.max(Math.min(rows.length, cursorRow + 1), Math.min(rows.length, max));
-  const start = Math.max(0, Math.min(end - max, cursorRow));
-  const from = cursorRow >= rows.length - max ? rows.length - max : start;
+  // The last rows, unless the cursor is above them: then the rows ending at the cursor's.
+  const from = Math.min(rows.length - max, Math.max(0, cursorRow + 1 - max));
   const shown = rows.slice(from, from + max);
   return { rows: shown, cursorRow: cursorRow - from, cursorCol };
 }

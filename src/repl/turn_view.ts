@@ -149,12 +149,14 @@ export class TurnView {
     const label = this.#tools.get(event.id) ?? event.name;
     this.#tools.delete(event.id);
     const { glyphs } = this.style;
-    const refused = event.decision === "deny" || event.decision === "cancelled";
+    // Denied by the policy, refused at the prompt (an ask answered n), or cancelled.
+    const refused = event.decision === "deny" || event.decision === "cancelled" ||
+      (event.decision === "ask" && !event.ok && event.content === "[cancelled]");
     const failed = !event.ok || refused;
     if (this.display.tool_status_visible || failed) {
       const mark = failed ? this.style.red(glyphs.fail) : this.style.green(glyphs.ok);
       const why = refused
-        ? ` ${event.decision === "deny" ? "denied" : "cancelled"}`
+        ? ` ${event.decision === "cancelled" ? "cancelled" : "denied"}`
         : failed
         ? `: ${event.content.split("\n")[0].slice(0, 200)}`
         : "";
