@@ -582,9 +582,9 @@ export class Repl {
   #status(): string {
     const model = this.connection
       ? `${this.connection.provider}/${this.connection.model}`
-      : this.runtime
-      ? "no model backend (/connect)"
-      : "loading...";
+      : this.engineError === "loading..."
+      ? "loading..."
+      : "no model backend (/connect)";
     const session = this.session && !this.#fresh ? ` · ${this.session.name}` : "";
     return `${model} · ${this.#ctxSize || "ctx 0 tokens"}${session}`;
   }
