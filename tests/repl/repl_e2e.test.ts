@@ -14,7 +14,7 @@ import { forbiddenIn } from "./_xterm.ts";
 const SGR = /\x1b\[[0-9;]*m/;
 
 Deno.test(
-  "svc in a terminal: a tool call, permission prompts answered once, always and deny, Ctrl-C mid stream, /tool, /compact, /session load and /exit (needs script)",
+  "svc in a terminal: a tool call, permission prompts answered once, always and deny, Ctrl-C mid stream with a queued prompt, /tool, /compact, /session load and /exit (needs script)",
   needs("script"),
   async () => {
     await using box = await sandbox({ "hello.txt": "hello world\n" });
@@ -73,8 +73,13 @@ Deno.test(
 
       await repl.send("long\r");
       await repl.waitFor(/word word word word word word word word word word word word/);
+      // Typed during the turn: queued and shown as queued, run after it.
+      await repl.send("queued one\r");
+      await repl.waitFor(/queued: queued one/);
       await repl.send("\x03");
-      await repl.waitFor(/cancelled: the partial answer is kept in the session\n›/);
+      await repl.waitFor(
+        /cancelled: the partial answer is kept in the session\n› queued one\necho: queued one\n›/,
+      );
 
       await repl.send('/tool file_read {"path": "hello.txt"}\r');
       await repl.waitFor(
@@ -84,7 +89,9 @@ Deno.test(
       await repl.waitFor(/compacted: \d+ messages summarized, \d+ kept/);
 
       const sessions = `${box.worktree}/.svc/sessions`;
-      const [name] = [...Deno.readDirSync(sessions)].map((e) => e.name.replace(/\.json$/, ""));
+      const [name] = [...Deno.readDirSync(sessions)]
+        .filter((e) => e.name.endsWith(".json") && !e.name.startsWith("."))
+        .map((e) => e.name.replace(/\.json$/, ""));
       assert.match(name, /^ses_\d{8}_\d{6}_read-hello$/);
       await repl.send("/session new\r");
       await repl.waitFor(/new session/);
@@ -99,7 +106,14 @@ Deno.test(
       const users = stored.messages.filter((m: any) => m.role === "user").map((m: any) =>
         m.content
       );
-      assert.deepEqual(users, ["read hello", "run once", "run always", "run deny", "long"]);
+      assert.deepEqual(users, [
+        "read hello",
+        "run once",
+        "run always",
+        "run deny",
+        "long",
+        "queued one",
+      ]);
       const commands = stored.messages.filter((m: any) => m.role === "command").map((m: any) =>
         m.content
       );
