@@ -1,9 +1,5 @@
-import { configPaths, loadConfigReport } from "../config/load.ts";
-import { loadPlugins } from "../plugin/load.ts";
-import { planConnect, probeConnection, saveConnection } from "../provider/connect_flow.ts";
-import { CORE_PROVIDERS } from "../provider/table.ts";
+import { connectProvider, connectSummary } from "../runtime/connect.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
-import { writeConfigKeys } from "./config_action.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc connect`. */
@@ -16,7 +12,7 @@ export interface ConnectFlags {
   json?: boolean;
 }
 
-/** Runs `svc connect`; returns the exit code. */
+/** Runs `svc connect` (the shared connect of src/runtime/connect.ts); returns the exit code. */
 export async function connect(
   target: string | undefined,
   name: string | undefined,
@@ -28,67 +24,23 @@ export async function connect(
     return USAGE_EXIT;
   }
   try {
-    const worktree = resolveWorktree(flags.path);
-    const { config, trusted } = await loadConfigReport(worktree);
-    const loaded = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
-    loaded.close(); // only their providers are needed
-    const { providers } = loaded;
-    target ??= await pickTarget(providers.map((p) => p.id));
-    const plan = await planConnect(target, name, providers);
-    let apiKey = plan.storedKey;
-    if (flags.keyStdin) {
-      apiKey = (await new Response(Deno.stdin.readable).text()).trim();
-    } else if (interactive) {
-      const { password } = await import("@inquirer/prompts");
-      const typed = await password({
-        message: `API key for ${plan.provider}${
-          plan.storedKey ? " (Enter keeps the stored key)" : ""
-        }`,
-        mask: "*",
-      });
-      if (typed.trim()) apiKey = typed.trim();
-    }
-    let models: string[] | null = null;
-    let probeError: string | null = null;
-    const skipped = !flags.check
-      ? "--no-check"
-      : !config.connect_check
-      ? "connect_check is false"
-      : "";
-    if (!skipped) {
-      const probe = await probeConnection(plan, apiKey);
-      if (probe.ok) models = probe.models;
-      else if (!flags.saveAnyway && !(interactive && await confirmSave(probe.error))) {
-        throw new Error(`${probe.error}; nothing was saved (pass --save-anyway to keep it)`);
-      } else probeError = probe.error;
-    }
-    const saved = await saveConnection(plan, apiKey);
-    if (saved.warning) console.error(`warning: ${saved.warning}`);
-    const paths = configPaths(worktree);
-    const configPath = flags.global ? paths.global : paths.local;
-    await writeConfigKeys(configPath, { provider: plan.provider, base_url: plan.baseUrl });
-    const result = {
-      provider: plan.provider,
-      base_url: plan.baseUrl,
-      key_stored: Boolean(apiKey),
-      checked: !skipped,
-      probe_error: probeError,
-      models: models ?? [],
-      config: configPath,
-    };
-    if (flags.json) console.log(JSON.stringify(result, null, 2));
-    else {
-      const where = `${plan.provider} at ${plan.baseUrl}`;
-      const written = `provider and base_url written to ${configPath}`;
-      console.log(
-        probeError !== null
-          ? `Saved ${where}, but the probe failed: ${probeError}; ${written}`
-          : `Connected ${where} (${
-            models ? `${models.length} models` : `not checked: ${skipped}`
-          }); ${written}`,
-      );
-      if (!apiKey) console.log("No API key stored (fine for local servers)");
-    }
+    const outcome = await connectProvider({
+      target,
+      name,
+      worktree: resolveWorktree(flags.path),
+      apiKey: flags.keyStdin ? (await new Response(Deno.stdin.readable).text()).trim() : undefined,
+      check: flags.check,
+      saveAnyway: flags.saveAnyway,
+      global: flags.global,
+    }, interactive ? { pick: pickTarget, askKey, confirmSave } : {}).catch((err: Error) => {
+      const hint = /nothing was saved$/.test(err.message) ? " (pass --save-anyway to keep it)" : "";
+      throw new Error(`${err.message}${hint}`);
+    });
+    for (const warning of outcome.warnings) console.error(`warning: ${warning}`);
+    if (flags.json) {
+      const { skipped: _s, warnings: _w, ...result } = outcome;
+      console.log(JSON.stringify(result, null, 2));
+    } else console.log(connectSummary(outcome));
     return 0;
   } catch (err) {
     console.error(`svc connect: ${(err as Error).message}`);
@@ -96,14 +48,21 @@ export async function connect(
   }
 }
 
-async function pickTarget(pluginIds: string[]): Promise<string> {
+async function pickTarget(choices: readonly string[]): Promise<string> {
   const { select, input } = await import("@inquirer/prompts");
-  const choices = [...CORE_PROVIDERS.filter((p) => p.baseUrl).map((p) => p.id), ...pluginIds];
   const picked = await select({
     message: "Provider",
     choices: [...choices.map((value) => ({ value })), { value: "(a URL)" }],
   });
   return picked === "(a URL)" ? await input({ message: "Base URL" }) : picked;
+}
+
+async function askKey(provider: string, stored: boolean): Promise<string> {
+  const { password } = await import("@inquirer/prompts");
+  return await password({
+    message: `API key for ${provider}${stored ? " (Enter keeps the stored key)" : ""}`,
+    mask: "*",
+  });
 }
 
 async function confirmSave(error: string): Promise<boolean> {

@@ -10,7 +10,7 @@ import { readRunMemory } from "../engine/run_memory.ts";
 import { CATEGORIES, type ToolPermission } from "../config/schema.ts";
 import { ACTIONS } from "../shared/types.ts";
 import * as jobs from "../jobs/mod.ts";
-import { table } from "./table.ts";
+import { table } from "../util/text_table.ts";
 import { UsageError } from "./usage.ts";
 
 /** Flags every subcommand sees (`--path` before the subcommand, `--json` anywhere). */

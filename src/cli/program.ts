@@ -49,17 +49,14 @@ export async function runCli(args: string[]): Promise<number> {
     if (cwd) Deno.chdir(cwd);
   }
   await cleanConfigDir();
+  if (args.length === 0) {
+    const { openRepl } = await import("./repl_action.ts");
+    return await openRepl();
+  }
   let exitCode = 0;
   const program = buildProgram((code) => {
     exitCode = code;
   });
-  if (args.length === 0) {
-    program.outputHelp();
-    console.error(
-      "\nsvc: the interactive REPL is not part of this build yet; use svc run, svc serve or svc mcp",
-    );
-    return 0;
-  }
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (err) {

@@ -48,7 +48,7 @@ export interface EngineOverrides {
    * only when approved or `approveModel` is set. */
   provider?: string;
   model?: string;
-  modelFrom?: "flag" | "type";
+  modelFrom?: "flag" | "type" | "user";
   approveModel?: boolean;
   /** Headless engines never prompt (default true). */
   headless?: boolean;

@@ -9,6 +9,8 @@ import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
 import { type CompactionResult, compactSession } from "./compaction.ts";
 import { Turn } from "./turn.ts";
+import { engineInvokeEnv } from "./calls.ts";
+import { type Invocation, invokeTool } from "../tool/invoke.ts";
 import { delegate } from "./delegate.ts";
 import { refusedTeamRun, runTeam, type TeamRun, type TeamRunOptions } from "./team.ts";
 
@@ -110,6 +112,53 @@ export class Engine {
       emit({ type: "done", result });
       return result;
     }
+  }
+
+  /**
+   * Runs one tool call typed by the user (the REPL's `/tool <name> <json-args>`) through the one
+   * invocation path, exactly as a model's call in `options.session`: the same offered tools,
+   * policy, approver and remembered `always` answers. The audit record lands in the session's
+   * `permissions`; the result is returned and not added to the model's context.
+   */
+  async runTool(name: string, args: string, options: TurnOptions = {}): Promise<Invocation> {
+    const session = options.session ?? this.deps.session;
+    if (!session) throw new Error("runTool needs a session: the engine has none of its own");
+    const emit = options.onEvent ?? (() => {});
+    const signal = options.signal ?? new AbortController().signal;
+    const view = this.toolView();
+    const env = {
+      deps: this.deps,
+      session,
+      signal,
+      emit,
+      view,
+      offered: this.offeredTools(view).map((t) => t.name),
+      memory: this.approvals(session),
+      ask: (request: AskRequest) => this.#ask(request, signal),
+      delegate: (type: string, task: string) =>
+        this.delegate(type, task, { session, signal, onEvent: emit }),
+    };
+    const id = `user_${crypto.randomUUID().slice(0, 8)}`;
+    return await invokeTool({ id, name, arguments: args }, {
+      ...engineInvokeEnv(env, (inv) => session.appendPermission(inv.audit)),
+      onStart: (tool, args) =>
+        emit({
+          type: "tool_start",
+          call: { id, type: "function", function: { name, arguments: JSON.stringify(args) } },
+          name: tool,
+          args,
+        }),
+      onEnd: (inv) =>
+        emit({
+          type: "tool_end",
+          id: inv.id,
+          name: inv.name,
+          ok: inv.ok,
+          content: inv.content,
+          status: inv.status,
+          decision: inv.decision,
+        }),
+    });
   }
 
   /**

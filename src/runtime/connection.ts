@@ -10,9 +10,12 @@ export interface ModelChoice {
   model?: string;
   /** `flag`: an explicit `--model` (approves and records); `type`: named by an agent type or
    * team (refused unless approved or `approveModel`). */
-  modelFrom?: "flag" | "type";
+  modelFrom?: "flag" | "type" | "user";
   approveModel?: boolean;
 }
+
+/** The interactive question of the model approval gate: approve `provider/model`? */
+export type ConfirmModel = (provider: string, model: string) => Promise<boolean>;
 
 /** A resolved connection and its chat client. */
 export interface ConnectedModel extends Connection {
@@ -21,12 +24,19 @@ export interface ConnectedModel extends Connection {
 
 /**
  * Resolves provider, base address, model and key (resolveConnection), passes the model
- * approval gate, and opens a chat client with the config's stream settings.
+ * approval gate (asking through `confirm` in an interactive session), and opens a chat client
+ * with the config's stream settings. `modelFrom: "user"` (the REPL's `/model`) is the user's
+ * own choice: a ref is asked about, a bare model id passes like the config's.
  */
 export async function connectModel(
   config: Config,
   providers: readonly ProviderDef[],
-  options: ModelChoice & { explicit: boolean; untrustedBaseUrlFile?: string },
+  options: ModelChoice & {
+    explicit: boolean;
+    untrustedBaseUrlFile?: string;
+    /** An interactive session: a model the gate would refuse is asked about instead. */
+    confirm?: ConfirmModel;
+  },
 ): Promise<ConnectedModel> {
   const other = Boolean(options.provider || options.model);
   const keepsBaseUrl = !options.provider;
@@ -39,13 +49,17 @@ export async function connectModel(
     providers,
     keepsBaseUrl ? { untrustedBaseUrlFile: options.untrustedBaseUrlFile } : {},
   );
+  const referencedByType = other && options.modelFrom !== "flag" && options.modelFrom !== "user";
   await approvalGate({
     provider: connection.provider,
     model: connection.model,
     explicit: options.explicit,
-    referencedByType: other && options.modelFrom !== "flag",
+    referencedByType,
     approveModel: Boolean(options.approveModel),
     unfolded: connection.unfolded,
+    // Only a model the gate guards is asked about (a ref, or one a type or team names).
+    interactive: Boolean(options.confirm) && (referencedByType || connection.unfolded),
+    confirm: options.confirm,
   });
   const client = createChatClient({
     provider: connection.provider,

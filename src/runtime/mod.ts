@@ -1,6 +1,11 @@
 /** The runtime layer: the composition root every front-end builds engines and serves tools from. */
 export { Runtime, type RuntimeInit, type RuntimeParts } from "./runtime.ts";
-export { type ConnectedModel, connectModel, type ModelChoice } from "./connection.ts";
+export {
+  type ConfirmModel,
+  type ConnectedModel,
+  connectModel,
+  type ModelChoice,
+} from "./connection.ts";
 export { applyOverrides } from "./overrides.ts";
 export { resolveWorktree } from "./worktree.ts";
 export { auditLog, auditPath } from "./served_audit.ts";

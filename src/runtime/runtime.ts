@@ -16,7 +16,12 @@ import { denyAll } from "../tool/approval.ts";
 import { ToolRegistry } from "../tool/registry.ts";
 import { ToolSet } from "../tool/tool_set.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
-import { type ConnectedModel, connectModel, type ModelChoice } from "./connection.ts";
+import {
+  type ConfirmModel,
+  type ConnectedModel,
+  connectModel,
+  type ModelChoice,
+} from "./connection.ts";
 import { applyOverrides } from "./overrides.ts";
 import { resolveWorktree } from "./worktree.ts";
 
@@ -29,6 +34,11 @@ export interface RuntimeInit {
   baseUrl?: string;
   /** `--approve-model`: approve a model that an agent type or team names. */
   approveModel?: boolean;
+  /**
+   * An interactive front-end's question for the model approval gate (the REPL): a configured
+   * ref, a `/model` ref and the type models of a team or sub-agent are asked about, not refused.
+   */
+  confirmModel?: ConfirmModel;
 }
 
 /** A runtime assembled from parts already in memory (tests, eval trials, embedding). */
@@ -227,6 +237,7 @@ export class Runtime implements EngineFactory {
         explicit: key === "" ? Boolean(this.init.model) : choice.modelFrom === "flag",
         approveModel: choice.approveModel ?? this.init.approveModel,
         untrustedBaseUrlFile: this.#untrustedBaseUrlFile,
+        confirm: this.init.confirmModel,
       });
       connected.catch(() => this.#connections.delete(key));
       this.#connections.set(key, connected);

@@ -145,7 +145,12 @@ export class Session implements SessionLog {
           await Deno.rename(old, this.path);
           this.#stamp = await fileStamp(this.path);
           this.#dirty = true;
-        } else await this.#write();
+        } else {
+          // Not written yet: the free name was just chosen, so the first write must not pick
+          // another one (`unique`) or load someone else's file (`shared`).
+          this.#fresh = null;
+          await this.#write();
+        }
       })
     );
   }

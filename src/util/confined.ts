@@ -7,6 +7,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
+import type { AtomicWriteOptions } from "./atomic_options.ts";
 import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";
 
@@ -114,7 +115,7 @@ export async function writeConfined(
   path: string,
   bytes: Uint8Array,
   root: string,
-  options: { mode?: number; keepMode?: boolean; syncDir?: boolean; parents?: boolean },
+  options: AtomicWriteOptions,
 ): Promise<void> {
   const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
   try {

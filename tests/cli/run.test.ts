@@ -268,14 +268,6 @@ Deno.test("svc run ends with status error and a clear message when the session c
   assert.equal(out.stderr.includes("at "), false, out.stderr);
 });
 
-Deno.test("svc with no arguments prints help and says the REPL is not built yet", async () => {
-  await using box = await sandbox();
-  const out = await svc([], { cwd: box.worktree, env: box.env });
-  assert.equal(out.code, 0);
-  assert.match(out.stdout, /Usage: svc \[options\] \[command\]/);
-  assert.match(out.stderr, /interactive REPL is not part of this build yet/);
-});
-
 Deno.test("without an absolute HOME svc run refuses to guess where keys and trust live", async () => {
   await using box = await sandbox();
   const denoDir = Deno.env.get("DENO_DIR") ??

@@ -1,0 +1,114 @@
+/**
+ * Slash commands: their shape, the context they run in, and the parser of a typed line. The
+ * commands themselves live in the `commands_*.ts` files; `commands.ts` lists them.
+ */
+import type { Engine } from "../engine/engine.ts";
+import type { EngineEvent } from "../engine/events.ts";
+import type { ConnectedModel } from "../runtime/connection.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { SessionLog } from "../session/log.ts";
+import type { Style } from "./style.ts";
+
+/** What an argument completes to. */
+export type ArgKind =
+  | "commands"
+  | "sessions"
+  | "types"
+  | "teams"
+  | "skills"
+  | "servers"
+  | "tools"
+  | "providers"
+  | "keys";
+
+/** One slash command. */
+export interface Command {
+  name: string;
+  aliases?: string[];
+  /** e.g. `/session new|list|load <name>|...`. */
+  usage: string;
+  /** One line for `/help`. */
+  summary: string;
+  /** More lines for `/help <name>`. */
+  details?: string;
+  /** Subcommand words (completed after the name). */
+  subcommands?: string[];
+  /** What the first argument completes to (after a subcommand in `argsOf`, when given). */
+  args?: ArgKind;
+  /** Per subcommand: what its argument completes to. */
+  argsOf?: Record<string, ArgKind>;
+  /** Per subcommand: what its second and later arguments complete to. */
+  restOf?: Record<string, ArgKind>;
+  /** From a plugin (`register_commands`). */
+  plugin?: string;
+  run(ctx: CommandContext, args: string): Promise<void>;
+}
+
+/** The display keys, as the REPL currently applies them (`/thinking` changes one). */
+export interface Display {
+  show_thinking: boolean;
+  glyph_lines: boolean;
+  tool_status_visible: boolean;
+  show_context_size: boolean;
+  show_version: boolean;
+  clear_screen: boolean;
+  markdown_streaming: boolean;
+  delegate_echo: boolean;
+}
+
+/** What a command can do in the REPL. */
+export interface CommandContext {
+  readonly runtime: Runtime;
+  /** The engine of the current model; null (with `engineError`) when none can be built. */
+  readonly engine: Engine | null;
+  readonly engineError: string;
+  /** The current backend connection (address, key, model); null without one. */
+  readonly connection: ConnectedModel | null;
+  readonly session: SessionLog;
+  readonly style: Style;
+  readonly display: Display;
+  readonly commands: readonly Command[];
+  /** Aborted by Esc or Ctrl-C while the command runs. */
+  readonly signal: AbortSignal;
+  /** Commits text to the scrollback. */
+  print(text: string): void;
+  /** Commits an error line. */
+  error(text: string): void;
+  /** Asks for a line of text; null when the user pressed Esc. */
+  ask(
+    question: string,
+    options?: { mask?: boolean; choices?: readonly string[] },
+  ): Promise<string | null>;
+  /** Asks a yes/no question (y or n; Esc is no). */
+  confirm(question: string): Promise<boolean>;
+  /** Renders engine events of a tool call, team run or compaction like a turn. */
+  events(): { onEvent(event: EngineEvent): void; finish(): void };
+  /** Switches to another session (a loaded one keeps its name). */
+  useSession(session: SessionLog, options: { fresh: boolean }): void;
+  /** Rebuilds the engine on another provider or model (the approval gate may ask). */
+  useModel(choice: { provider?: string; model?: string }): Promise<void>;
+  /** Reloads config, plugins and the engine (after /connect or /config set). */
+  reload(): Promise<void>;
+  /** Ends the REPL after this command. */
+  exit(): void;
+}
+
+/** A typed line as a command call; null when it is not a slash command. */
+export function parseCommand(line: string): { name: string; args: string } | null {
+  const text = line.trim();
+  const m = /^\/([A-Za-z][\w.-]*)(?:\s+([\s\S]*))?$/.exec(text);
+  if (!m) return null;
+  return { name: m[1].toLowerCase(), args: (m[2] ?? "").trim() };
+}
+
+/** The first word of `args` and the rest (trimmed). */
+export function firstWord(args: string): [string, string] {
+  const m = /^(\S+)\s*([\s\S]*)$/.exec(args.trim());
+  return m ? [m[1], m[2].trim()] : ["", ""];
+}
+
+/** Finds a command by name or alias. */
+export function findCommand(commands: readonly Command[], name: string): Command | undefined {
+  const key = name.replace(/^\//, "").toLowerCase();
+  return commands.find((c) => c.name === key || c.aliases?.includes(key));
+}

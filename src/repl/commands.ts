@@ -1,0 +1,30 @@
+/**
+ * Every built-in slash command, in `/help` order: the REPL commands of the SPEC except `/jobs`
+ * (not part of this build yet). `/agent`, `/spawn` and `/bookmark` are planned and absent.
+ */
+import type { Command } from "./command.ts";
+import { compact, config, exit, help, plugins, thinking, version } from "./commands_core.ts";
+import { connect, model, models, provider } from "./commands_model.ts";
+import { session } from "./commands_session.ts";
+import { skill, team, type } from "./commands_catalog.ts";
+import { mcp, tool } from "./commands_tools.ts";
+
+export const BUILTIN_COMMANDS: readonly Command[] = [
+  help,
+  connect,
+  model,
+  models,
+  provider,
+  session,
+  config,
+  thinking,
+  tool,
+  plugins,
+  mcp,
+  type,
+  skill,
+  team,
+  compact,
+  version,
+  exit,
+];

@@ -1,0 +1,52 @@
+/**
+ * The interactive REPL (`svc` with no arguments in a terminal). The first prompt is painted
+ * before the runtime loads; the runtime, the commands and the rest load behind it.
+ */
+import type { RuntimeInit } from "../runtime/runtime.ts";
+import { historyPath, loadHistory } from "./history.ts";
+import { Repl } from "./repl.ts";
+import { colorWanted } from "./style.ts";
+import { processTerminal, type Terminal } from "./terminal.ts";
+
+export type { Terminal };
+
+/** Runs the REPL on the process's terminal until /exit, Ctrl-D or two Ctrl-C; the exit code. */
+export async function runRepl(init: RuntimeInit = {}): Promise<number> {
+  const terminal = processTerminal();
+  const history = await loadHistory(historyPath());
+  const repl: Repl = new Repl({
+    terminal,
+    color: colorWanted(Deno.stdout.isTerminal()),
+    init: { ...init, confirmModel: (provider, model) => repl.confirmModel(provider, model) },
+    history,
+  });
+  const stop = () => repl.exit(0);
+  for (const signal of ["SIGHUP", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
+  return await repl.run(async () => {
+    const [{ Runtime }, { BUILTIN_COMMANDS }, { pluginCommands }, { interactiveName }] =
+      await Promise.all([
+        import("../runtime/runtime.ts"),
+        import("./commands.ts"),
+        import("./commands_core.ts"),
+        import("../session/naming.ts"),
+      ]);
+    let runtime;
+    try {
+      runtime = await Runtime.load(repl.options.init);
+    } catch (err) {
+      repl.error(`svc: ${(err as Error).message}`);
+      repl.exit(1);
+      return;
+    }
+    repl.runtime = runtime;
+    repl.applyDisplay(runtime.config);
+    repl.banner();
+    for (const warning of runtime.warnings) repl.warn(warning);
+    const { commands, skipped } = pluginCommands(runtime.plugins.commands, BUILTIN_COMMANDS);
+    repl.commands = [...BUILTIN_COMMANDS, ...commands];
+    for (const warning of skipped) repl.warn(warning);
+    for (const warning of await runtime.start()) repl.warn(warning);
+    repl.useSession(runtime.sessions.create(interactiveName()), true);
+    await repl.useModel();
+  });
+}
