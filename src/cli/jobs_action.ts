@@ -17,6 +17,8 @@ import { UsageError } from "./usage.ts";
 export interface JobsFlags {
   path?: string;
   json?: boolean;
+  /** Prints the text of list, status, show and changes (default: standard output). */
+  out?: (text: string) => void;
 }
 
 /** Flags of `svc jobs add`. */
@@ -41,7 +43,10 @@ export interface AddFlags extends JobsFlags {
   session?: string;
 }
 
-const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+/** Where a command's text goes: standard output, or the REPL's scrollback for `/jobs`. */
+const outOf = (flags: JobsFlags) => flags.out ?? ((text: string) => console.log(text));
+const printTo = (flags: JobsFlags) => (value: unknown) =>
+  outOf(flags)(JSON.stringify(value, null, 2));
 
 function worktreeOf(flags: JobsFlags): string {
   return resolveWorktree(flags.path);
@@ -152,7 +157,7 @@ export async function add(name: string, flags: AddFlags): Promise<void> {
   const { job, createdTaskFile } = await jobs.addJob(worktree, definition, {
     auto: flags.approval === "auto",
   });
-  if (flags.json) return print(job);
+  if (flags.json) return printTo(flags)(job);
   const taskPath = jobs.taskFilePath(worktree, job.task_file);
   console.log(
     `Added job ${name} (${jobs.describeSchedule(job.schedule)}): ${job.state}` +
@@ -166,13 +171,14 @@ export async function add(name: string, flags: AddFlags): Promise<void> {
 
 /** `svc jobs list`. */
 export async function list(flags: JobsFlags): Promise<void> {
+  const out = outOf(flags);
   const rows = await jobs.jobRows(worktreeOf(flags));
-  if (flags.json) return print(rows);
+  if (flags.json) return printTo(flags)(rows);
   if (!rows.length) {
-    console.log('No jobs (add one with svc jobs add <name> --prompt "..." --every 3600)');
+    out('No jobs (add one with svc jobs add <name> --prompt "..." --every 3600)');
     return;
   }
-  console.log(table(
+  out(table(
     ["NAME", "STATE", "SCHEDULE", "NEXT RUN", "APPROVAL"],
     rows.map((r) => [r.name, r.state, r.schedule, r.next_run_at ?? "-", approvalWords(r)]),
   ));
@@ -202,19 +208,20 @@ function duration(seconds: number): string {
 
 /** `svc jobs status`. */
 export async function status(flags: JobsFlags): Promise<void> {
+  const out = outOf(flags);
   const report = await jobs.jobsStatus(worktreeOf(flags));
-  if (flags.json) return print(report);
+  if (flags.json) return printTo(flags)(report);
   const d = report.daemon;
-  console.log(
+  out(
     d.running
       ? `daemon: running (pid ${d.pid}, up ${duration(d.uptime_seconds ?? 0)})`
       : "daemon: not running",
   );
-  console.log(`worktree: ${report.worktree} (${report.trusted ? "trusted" : "not trusted"})`);
-  for (const note of report.notes) console.log(note);
+  out(`worktree: ${report.worktree} (${report.trusted ? "trusted" : "not trusted"})`);
+  for (const note of report.notes) out(note);
   if (!report.jobs.length) return;
-  console.log("");
-  console.log(table(
+  out("");
+  out(table(
     ["NAME", "STATE", "FIRED OK", "FAILED", "NEXT RUN", "APPROVAL", "LAST ERROR"],
     report.jobs.map((r) => [
       r.name,
@@ -230,6 +237,7 @@ export async function status(flags: JobsFlags): Promise<void> {
 
 /** `svc jobs show <name>`. */
 export async function show(name: string, flags: JobsFlags): Promise<void> {
+  const out = outOf(flags);
   const worktree = worktreeOf(flags);
   const { jobs: all } = await jobs.readRegister(worktree);
   const job = all.find((j) => j.name === name);
@@ -239,7 +247,7 @@ export async function show(name: string, flags: JobsFlags): Promise<void> {
   const text = await readRunMemory(memory);
   const preview = text.split("\n").slice(0, 12).join("\n").slice(0, 1200);
   if (flags.json) {
-    return print({
+    return printTo(flags)({
       ...job,
       shown_state: row.state,
       approval: row.approval,
@@ -263,7 +271,7 @@ export async function show(name: string, flags: JobsFlags): Promise<void> {
   if (preview.trim()) lines.push(indent(preview));
   lines.push("last output:");
   lines.push(job.last_output?.trim() ? indent(job.last_output.trim()) : "  (none)");
-  console.log(lines.join("\n"));
+  out(lines.join("\n"));
 }
 
 function overrideLines(job: jobs.Job): string[] {
@@ -292,11 +300,12 @@ export async function change(
   name: string,
   flags: JobsFlags,
 ): Promise<void> {
+  const out = outOf(flags);
   const worktree = worktreeOf(flags);
   const job = await jobs[what](worktree, name);
   if (flags.json) {
     const [row] = what === "remove" ? [undefined] : await jobs.jobRows(worktree, [job]);
-    return print(row ? { ...job, shown_state: row.state, approval: row.approval } : job);
+    return printTo(flags)(row ? { ...job, shown_state: row.state, approval: row.approval } : job);
   }
   const [row] = await jobs.jobRows(worktree, [job]);
   const next = job.next_run_at ? `, next run ${job.next_run_at}` : "";
@@ -311,7 +320,7 @@ export async function change(
       jobs.taskFilePath(worktree, job.task_file)
     }, ${jobs.memoryPath(worktree, name)})`,
   };
-  console.log(said[what]);
+  out(said[what]);
 }
 
 /** `svc jobs edit <name>`: the task file in $VISUAL or $EDITOR (created from the template). */
@@ -387,7 +396,7 @@ export async function run(name: string, flags: RunFlags): Promise<number> {
       console.error(`svc jobs run: ${report.refused}`);
       return 1;
     }
-    if (flags.json) print(report);
+    if (flags.json) printTo(flags)(report);
     else {
       if (report.output) console.log(report.output.trimEnd());
       console.error(

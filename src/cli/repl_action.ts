@@ -10,6 +10,9 @@ export async function openRepl(): Promise<number> {
     );
     return USAGE_EXIT;
   }
-  const { runRepl } = await import("../repl/mod.ts");
-  return await runRepl();
+  const [{ runRepl }, { jobsCommand }] = await Promise.all([
+    import("../repl/mod.ts"),
+    import("./repl_jobs.ts"),
+  ]);
+  return await runRepl({}, [jobsCommand]);
 }

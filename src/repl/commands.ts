@@ -1,6 +1,7 @@
 /**
- * Every built-in slash command, in `/help` order: the REPL commands of the SPEC except `/jobs`
- * (not part of this build yet). `/agent`, `/spawn` and `/bookmark` are planned and absent.
+ * Every built-in slash command, in `/help` order: the REPL commands of the SPEC except `/jobs`,
+ * which the CLI adds (`runRepl`'s extra commands: it renders the jobs front-end, which the REPL may
+ * not import). `/agent`, `/spawn` and `/bookmark` are planned and absent.
  */
 import type { Command } from "./command.ts";
 import { compact, config, exit, help, plugins, thinking, version } from "./commands_core.ts";

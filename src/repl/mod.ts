@@ -3,6 +3,7 @@
  * before the runtime loads; the runtime, the commands and the rest load behind it.
  */
 import type { RuntimeInit } from "../runtime/runtime.ts";
+import type { Command } from "./command.ts";
 import { historyPath, loadHistory } from "./history.ts";
 import { Repl } from "./repl.ts";
 import { colorWanted } from "./style.ts";
@@ -11,7 +12,10 @@ import { processTerminal, type Terminal } from "./terminal.ts";
 export type { Terminal };
 
 /** Runs the REPL on the process's terminal until /exit, Ctrl-D or two Ctrl-C; the exit code. */
-export async function runRepl(init: RuntimeInit = {}): Promise<number> {
+export async function runRepl(
+  init: RuntimeInit = {},
+  extra: readonly Command[] = [],
+): Promise<number> {
   const terminal = processTerminal();
   const history = await loadHistory(historyPath());
   const repl: Repl = new Repl({
@@ -42,11 +46,26 @@ export async function runRepl(init: RuntimeInit = {}): Promise<number> {
     repl.applyDisplay(runtime.config);
     repl.banner();
     for (const warning of runtime.warnings) repl.warn(warning);
-    const { commands, skipped } = pluginCommands(runtime.plugins.commands, BUILTIN_COMMANDS);
-    repl.commands = [...BUILTIN_COMMANDS, ...commands];
+    const builtins = withExtra(BUILTIN_COMMANDS, extra);
+    const { commands, skipped } = pluginCommands(runtime.plugins.commands, builtins);
+    repl.commands = [...builtins, ...commands];
     for (const warning of skipped) repl.warn(warning);
     for (const warning of await runtime.start()) repl.warn(warning);
     repl.useSession(runtime.sessions.create(interactiveName()), true);
     await repl.useModel();
   });
+}
+
+/**
+ * The built-in commands with those the CLI composes in (`/jobs`, from another front-end), in the
+ * SPEC's `/help` order: before `/compact`.
+ */
+export function withExtra(
+  builtins: readonly Command[],
+  extra: readonly Command[],
+): readonly Command[] {
+  const at = builtins.findIndex((c) => c.name === "compact");
+  return at < 0
+    ? [...builtins, ...extra]
+    : [...builtins.slice(0, at), ...extra, ...builtins.slice(at)];
 }

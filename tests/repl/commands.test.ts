@@ -3,6 +3,8 @@ import { findCommand, firstWord, parseCommand } from "../../src/repl/command.ts"
 import { BUILTIN_COMMANDS } from "../../src/repl/commands.ts";
 import { helpText, pluginCommands } from "../../src/repl/commands_core.ts";
 import { commonPrefix, complete, type NameSource } from "../../src/repl/complete.ts";
+import { withExtra } from "../../src/repl/mod.ts";
+import { jobsCommand } from "../../src/cli/repl_jobs.ts";
 
 const NAMES: NameSource = (kind) =>
   Promise.resolve(
@@ -63,6 +65,20 @@ Deno.test("every REPL slash command of the SPEC but /jobs is listed by /help, al
     "/models\nlist the models the current provider offers (GET /v1/models)\nalias: /model-list",
   );
   assert.equal(helpText(BUILTIN_COMMANDS, "nope"), "unknown command nope; /help lists them");
+});
+
+Deno.test("the CLI adds /jobs before /compact, and /help jobs lists its subcommands", () => {
+  const commands = withExtra(BUILTIN_COMMANDS, [jobsCommand]);
+  const names = commands.map((c) => c.name);
+  assert.deepEqual(names.slice(names.indexOf("team"), names.indexOf("compact") + 1), [
+    "team",
+    "jobs",
+    "compact",
+  ]);
+  assert.equal(
+    helpText(commands, "jobs").split("\n")[0],
+    "/jobs [status|list|show <name>|approve|reject|enable|disable|stop|remove <name>]",
+  );
 });
 
 Deno.test("plugin commands appear beside the built-ins and cannot shadow one", async () => {

@@ -14,7 +14,7 @@ import { forbiddenIn } from "./_xterm.ts";
 const SGR = /\x1b\[[0-9;]*m/;
 
 Deno.test(
-  "svc in a terminal: a tool call, permission prompts answered once, always and deny, Ctrl-C mid stream with a queued prompt, /tool, /compact, /session load and /exit (needs script)",
+  "svc in a terminal: a tool call, permission prompts answered once, always and deny, Ctrl-C mid stream with a queued prompt, /tool, /compact, /jobs, /session load and /exit (needs script)",
   needs("script"),
   async () => {
     await using box = await sandbox({ "hello.txt": "hello world\n" });
@@ -87,6 +87,8 @@ Deno.test(
       );
       await repl.send("/compact\r");
       await repl.waitFor(/compacted: \d+ messages summarized, \d+ kept/);
+      await repl.send("/jobs\r");
+      await repl.waitFor(/› \/jobs\ndaemon: not running\nworktree: .* \((not )?trusted\)/);
 
       const sessions = `${box.worktree}/.svc/sessions`;
       const [name] = [...Deno.readDirSync(sessions)]
@@ -121,6 +123,7 @@ Deno.test(
       assert.deepEqual(commands, [
         '/tool file_read {"path": "hello.txt"}',
         "/compact",
+        "/jobs",
         "/session new",
       ]);
       const partial = stored.messages.find((m: any) => m.role === "assistant" && m.partial);
