@@ -374,3 +374,49 @@ Deno.test("with every port of the range taken the agent waits in backoff with a 
   const running = await fleet.waitFor("squeezed running", allRunning(["squeezed"]));
   assert.equal(running.agents.squeezed.port, 28840);
 });
+
+Deno.test("an agent that stops answering /health is restarted after unhealthy_threshold failed probes", async () => {
+  await using fleet = await testFleet([], "28890-28899", { SVC_FLEET_UNHEALTHY_THRESHOLD: "2" });
+  const dir = join(fleet.root, "flaky");
+  await Deno.mkdir(dir);
+  // Healthy until a file named `sick` appears in its folder.
+  await Deno.writeTextFile(
+    join(dir, "agent.ts"),
+    `const port = Number(Deno.env.get("SVC_FLEET_PORT"));
+const sick = () => Deno.stat("sick").then(() => true, () => false);
+Deno.serve({ hostname: "127.0.0.1", port }, async () =>
+  new Response("{}", { status: (await sick()) ? 503 : 200 }));
+`,
+  );
+  await Deno.mkdir(join(fleet.root, ".svc"));
+  await Deno.writeTextFile(
+    join(fleet.root, ".svc", "fleet.json"),
+    JSON.stringify({
+      agents: [{
+        name: "flaky",
+        dir: "flaky",
+        command: [
+          Deno.execPath(),
+          "run",
+          "--quiet",
+          "--allow-net",
+          "--allow-env",
+          "--allow-read",
+          "agent.ts",
+        ],
+      }],
+    }),
+  );
+  assert.equal((await fleet.svc(["fleet", "up", "--detach"])).code, 0);
+  const healthy = (await fleet.waitFor("flaky", allRunning(["flaky"]))).agents.flaky;
+  await Deno.writeTextFile(join(dir, "sick"), "");
+  const failed = (await fleet.waitFor(
+    "flaky failed",
+    (s) => s.agents.flaky.restarts === 1 && s.agents.flaky.pid !== healthy.pid,
+  )).agents.flaky;
+  assert.equal(failed.last_error, "2 consecutive health probes failed (/health answered 503)");
+  assert.deepEqual(await waitGone([healthy.pid!]), []);
+  await Deno.remove(join(dir, "sick"));
+  const again = (await fleet.waitFor("flaky healthy again", allRunning(["flaky"]))).agents.flaky;
+  assert.notEqual(again.pid, healthy.pid);
+});
