@@ -405,7 +405,9 @@ export async function down(flags: FleetScope): Promise<number> {
 export async function restart(name: string | undefined, flags: FleetScope): Promise<number> {
   const root = rootOf(flags);
   const target = name ?? "all";
-  if (target !== "all") await agentNamed(root, target);
+  if (target !== "all" && !(await agentNamed(root, target)).enabled) {
+    throw new FleetError(`${target} is disabled; svc fleet enable ${target} starts it`);
+  }
   await requestRestart(root, target);
   const deadline = Date.now() + tuning_().sweepMs * 3 + 10_000;
   while (Date.now() < deadline) {
