@@ -1,13 +1,5 @@
 /**
- * The Deno permissions svc's entry points run with (`deno task svc`, the command `deno task
- * install` installs, the binary `deno task compile` builds): each kind svc needs and no more, never
- * `-A`. docs/security.md explains each one; a sandboxed plugin's Worker can only narrow them.
+ * The Deno permissions svc's entry points run with; the list lives beside the helper that starts
+ * svc again (src/util/svc_command.ts), so a svc started by svc gets the same set.
  */
-export const SVC_PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "--allow-run",
-  "--allow-env",
-  "--no-prompt",
-] as const;
+export { SVC_PERMISSIONS } from "../src/util/svc_command.ts";

@@ -12,6 +12,7 @@ import { trustCommand } from "./trust_cmd.ts";
 import { catalogCommand } from "./catalog_cmd.ts";
 import { evalCommand } from "./eval_cmd.ts";
 import { jobsCommand } from "./jobs_cmd.ts";
+import { fleetCommand } from "./fleet_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /**
@@ -34,6 +35,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program.addCommand(catalogCommand("teams", setExit));
   program.addCommand(evalCommand(setExit));
   program.addCommand(jobsCommand(setExit));
+  program.addCommand(fleetCommand(setExit));
   const harden = (command: Command, path: string) => {
     command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
     for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);

@@ -1,0 +1,49 @@
+/**
+ * The command line that runs this svc again, for the processes svc starts of itself (fleet agents,
+ * the detached fleet supervisor). Under `deno run` that is deno with svc's permission set and the
+ * main module (whose deno.json, found beside it, brings the import map and the unstable flags); a
+ * compiled binary runs itself, its permissions built in.
+ */
+import { fileURLToPath } from "node:url";
+
+/**
+ * The Deno permissions svc's entry points run with (`deno task svc`, the command `deno task
+ * install` installs, the binary `deno task compile` builds, and every svc that svc starts): each
+ * kind svc needs and no more, never `-A`. docs/security.md explains each one; a sandboxed plugin's
+ * Worker can only narrow them.
+ */
+export const SVC_PERMISSIONS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--allow-run",
+  "--allow-env",
+  "--no-prompt",
+] as const;
+
+/**
+ * V8 flags svc's entry points run with (`deno task svc`, the installed command, the compiled
+ * binary). `--max-semi-space-size=1` (MiB) keeps V8's young generation small: a streamed answer
+ * makes much short-lived garbage, and with the default young generation (which grows to 16 MiB and
+ * more) a 2 MB answer peaked at 160-170 MiB RSS, against 97-102 MiB with the flag, at equal or
+ * lower CPU; `svc serve` answered 200 KB chats 20% faster with half the CPU (docs/performance.md).
+ */
+export const SVC_V8_FLAGS = ["--v8-flags=--max-semi-space-size=1"] as const;
+
+/** A program and its arguments. */
+export interface CommandLine {
+  command: string;
+  args: string[];
+}
+
+/** `svc <args>` as this process was started: the compiled binary, or deno running main. */
+export function svcCommand(args: readonly string[]): CommandLine {
+  if (Deno.build.standalone) return { command: Deno.execPath(), args: [...args] };
+  const main = Deno.mainModule.startsWith("file:")
+    ? fileURLToPath(Deno.mainModule)
+    : Deno.mainModule;
+  return {
+    command: Deno.execPath(),
+    args: ["run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", main, ...args],
+  };
+}
