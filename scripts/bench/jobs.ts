@@ -8,6 +8,7 @@
  * The calibration line is `deno run` of an empty script on this host.
  */
 import { SVC_PERMISSIONS } from "../permissions.ts";
+import { SVC_V8_FLAGS } from "../v8_flags.ts";
 import { MAIN, median, report, timeProcess } from "./_util.ts";
 
 const here = new URL(".", import.meta.url).pathname;
@@ -22,7 +23,7 @@ const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-bench
 await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
 await Deno.writeTextFile(`${home}/.config/svc/trusted.json`, JSON.stringify([worktree]));
 const env = { HOME: home, NO_COLOR: "1", PATH: Deno.env.get("PATH") ?? "" };
-const svcArgs = ["run", ...SVC_PERMISSIONS, "--quiet", MAIN];
+const svcArgs = ["run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", MAIN];
 
 async function svc(args: string[]): Promise<string> {
   const out = await new Deno.Command(deno, {
@@ -87,9 +88,9 @@ await svc([
   const daemon = spawnDaemon(15);
   await waitForLine(daemon.stderr, /svc jobs daemon: started/);
   daemon.stderr.pipeTo(new WritableStream()).catch(() => {});
-  // V8's memory reducer runs one full collection some 10-20 s after start (RSS drops by about
-  // 4 MiB, 60 ms of CPU); the window starts after it, so it measures the idle steady state.
-  await new Promise((r) => setTimeout(r, Math.min(30, idleSeconds / 2) * 1000));
+  // V8's memory reducer runs one full collection some 20-30 s after start (RSS drops by about
+  // 3 MiB, 50-60 ms of CPU); the window starts after it, so it measures the idle steady state.
+  await new Promise((r) => setTimeout(r, 45_000));
   const before = await usage(daemon.pid);
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const after = await usage(daemon.pid);

@@ -5,12 +5,12 @@
  * fires nothing in an untrusted worktree, and never replays windows that passed while no daemon
  * ran. Stopping it (its signal) cancels the running attempt, which is saved as cancelled.
  */
-import { isTrusted } from "../config/trust.ts";
+import { isTrusted, trustedPath } from "../config/trust.ts";
 import { sleep } from "../provider/http_util.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
-import { approvalOf, type Grant, loadGrants } from "./approvals.ts";
-import { readRegister, updateRegister } from "./register.ts";
+import { approvalOf, approvalsPath, type Grant, loadGrants } from "./approvals.ts";
+import { readRegister, registerPath, updateRegister } from "./register.ts";
 import { runJob } from "./runner.ts";
 import type { Job } from "./schema.ts";
 import { authorized, isDue, reconcile } from "./states.ts";
@@ -65,9 +65,22 @@ export async function runDaemon(
   let fired = 0;
   let startup = true;
   let untrustedSaid = false;
+  // An idle wake whose files (register, grants, trust list) are as the last full look left them,
+  // with no job executing or past its next run, has nothing to do: it only sleeps again, so an
+  // idle daemon costs a few stat calls per tick.
+  let quiet: { files: string; until: number } | null = null;
   try {
     log(`started for ${worktree} (pid ${Deno.pid}, tick ${options.tickSeconds} s)`);
     while (!signal.aborted) {
+      const files = filesSignature(worktree);
+      if (quiet && quiet.files === files && clock().getTime() < quiet.until) {
+        await sleep(
+          Math.min(options.tickSeconds * 1000, quiet.until - clock().getTime()) / 1000,
+          signal,
+        );
+        continue;
+      }
+      quiet = null;
       if (!await isTrusted(worktree)) {
         if (!untrustedSaid) {
           log(
@@ -123,7 +136,9 @@ export async function runDaemon(
       }
       if (signal.aborted) break;
       if (ran) snapshot = await readSnapshot(worktree);
-      const wait = await nextWake(worktree, snapshot, clock(), options.tickSeconds, refused);
+      const now = clock();
+      const wait = await nextWake(worktree, snapshot, now, options.tickSeconds, refused);
+      if (!ran && !refused) quiet = quietUntil(snapshot.jobs, now, filesSignature(worktree));
       await sleep(wait / 1000, signal);
     }
   } finally {
@@ -132,6 +147,43 @@ export async function runDaemon(
     log("stopped");
   }
   return { fired };
+}
+
+/**
+ * What the daemon's decisions read from disk, as stat data (mtime, size, inode) of each file.
+ * Synchronous on purpose: three stats take microseconds, and Deno's asynchronous ones start a
+ * blocking-pool thread after every idle pause.
+ */
+function filesSignature(worktree: string): string {
+  const one = (path: string) => {
+    try {
+      const info = Deno.statSync(path);
+      return `${info.mtime?.getTime()}:${info.size}:${info.ino}`;
+    } catch {
+      return "-";
+    }
+  };
+  return [registerPath(worktree), approvalsPath(), trustedPath()].map(one).join("|");
+}
+
+/**
+ * Until when idle wakes may skip the look at the register: none while a job is executing (its
+ * runner may have died) or past its next run (reconcile may move it); else the earliest next run.
+ */
+function quietUntil(
+  jobs: readonly Job[],
+  now: Date,
+  files: string,
+): { files: string; until: number } | null {
+  let until = Infinity;
+  for (const job of jobs) {
+    if (job.state === "executing") return null;
+    if (!job.enabled || !job.next_run_at) continue;
+    const next = new Date(job.next_run_at).getTime();
+    if (next <= now.getTime()) return null;
+    until = Math.min(until, next);
+  }
+  return { files, until };
 }
 
 interface Snapshot {
