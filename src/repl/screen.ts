@@ -4,7 +4,9 @@
  * rows below them (spinner, status, the streaming tail, the input, a question) that is erased and
  * repainted in place inside synchronized output (`CSI ?2026h` ... `CSI ?2026l`). The live region
  * never grows past the viewport. No alternate screen and no clear-screen sequence is ever
- * written: the only erase is `CSI J` from the live region's own first row down.
+ * written: the only erase is `CSI 2K` on each of the live region's own rows. (Not `CSI J` from
+ * its first row down: while the region sits at the top of an empty screen that erases the whole
+ * screen, which tmux, with its default `scroll-on-clear`, copies into the scrollback first.)
  *
  * On a non-terminal output there is no live region: committed lines are written as plain text.
  */
@@ -33,6 +35,8 @@ export class Screen {
   #pending: string[] = [];
   /** Row of the cursor inside the painted live region, counted from its first row. */
   #cursorRow = 0;
+  /** Rows the painted live region takes. */
+  #paintedRows = 0;
   #painted = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #last = 0;
@@ -93,11 +97,13 @@ export class Screen {
     this.#closed = true;
   }
 
-  /** Moves to the live region's first row and erases from there down. */
+  /** Erases each row of the live region and leaves the cursor on its first row. */
   #erase(): string {
     if (!this.#painted) return "\r";
-    const up = this.#cursorRow > 0 ? `\x1b[${this.#cursorRow}A` : "";
-    return `\r${up}\x1b[J`;
+    const up = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
+    const rows = Math.max(1, this.#paintedRows);
+    const lines = Array.from({ length: rows }, () => "\x1b[2K").join("\x1b[1B");
+    return `\r${up(this.#cursorRow)}${lines}${up(rows - 1)}`;
   }
 
   #frame(view: LiveView): string {
@@ -115,6 +121,7 @@ export class Screen {
     if (view.cursor) text += "\x1b[?25h";
     text += SYNC_OFF;
     this.#cursorRow = cursorRow;
+    this.#paintedRows = live.length;
     this.#painted = true;
     return text;
   }

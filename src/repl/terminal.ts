@@ -27,11 +27,7 @@ export function processTerminal(): Terminal {
       while (bytes.length) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
     },
     size() {
-      try {
-        return Deno.consoleSize();
-      } catch {
-        return { columns: 80, rows: 24 };
-      }
+      return usableSize(() => Deno.consoleSize());
     },
     async *input() {
       const buffer = new Uint8Array(4096);
@@ -65,4 +61,22 @@ export function processTerminal(): Terminal {
       }
     },
   };
+}
+
+/**
+ * The terminal's size, or 80 x 24 when it cannot be read or reads as zero (a pseudo-terminal
+ * whose size was never set, as under `script` without one): a zero width would wrap every line
+ * into nothing and move the cursor by an infinite number of rows.
+ */
+export function usableSize(read: () => { columns: number; rows: number }): {
+  columns: number;
+  rows: number;
+} {
+  try {
+    const { columns, rows } = read();
+    if (columns >= 1 && rows >= 1) return { columns, rows };
+  } catch {
+    // not a terminal after all
+  }
+  return { columns: 80, rows: 24 };
 }

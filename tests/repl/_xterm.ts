@@ -62,7 +62,7 @@ export class Emulator {
   }
 }
 
-/** Sequences the REPL must never write: alternate screen and clear-screen. */
+/** Sequences the REPL must never write: alternate screen, clear-screen and erase-below. */
 export const FORBIDDEN: Record<string, string> = {
   "alternate screen (1049)": "\x1b[?1049h",
   "alternate screen (47)": "\x1b[?47h",
@@ -70,6 +70,10 @@ export const FORBIDDEN: Record<string, string> = {
   "clear screen (2J)": "\x1b[2J",
   "clear scrollback (3J)": "\x1b[3J",
   "full reset (RIS)": "\x1bc",
+  // Erasing below from the top of an empty screen clears all of it: tmux (scroll-on-clear) then
+  // copies the screen into the scrollback, which left stale live regions above the banner.
+  "erase below (J)": "\x1b[J",
+  "erase below (0J)": "\x1b[0J",
 };
 
 /** The forbidden sequences found in `raw`. */

@@ -4,6 +4,7 @@ import { makeStyle } from "../../src/repl/style.ts";
 import { TurnView } from "../../src/repl/turn_view.ts";
 import type { TurnResult } from "../../src/engine/events.ts";
 import { Emulator, forbiddenIn } from "./_xterm.ts";
+import { usableSize } from "../../src/repl/terminal.ts";
 
 function setup(columns = 30, rows = 8) {
   const term = new Emulator(columns, rows);
@@ -164,4 +165,29 @@ Deno.test("a turn on screen: thinking summary, answer lines, tool lines, no pers
     "✓ ok in 1.2 s, 7 completion tokens",
   ]);
   term.dispose();
+});
+
+Deno.test("a live region repainted at the top of an empty screen leaves nothing behind and never erases below", async () => {
+  const { term, screen, set } = setup(40, 10);
+  set({ lines: ["> ", "loading..."], cursor: { line: 0, col: 2 } });
+  screen.paint();
+  set({ lines: ["⠙ loading", "> ", "loading..."], cursor: { line: 1, col: 2 } });
+  screen.paint();
+  screen.commit("banner");
+  set({ lines: ["> ", "model m"], cursor: { line: 0, col: 2 } });
+  screen.paint();
+  assert.deepEqual(await term.lines(), ["banner", "> ", "model m"]);
+  assert.deepEqual(forbiddenIn(term.raw), []);
+  term.dispose();
+});
+
+Deno.test("a terminal size that reads as zero or fails is taken as 80 x 24", () => {
+  assert.deepEqual(usableSize(() => ({ columns: 0, rows: 0 })), { columns: 80, rows: 24 });
+  assert.deepEqual(
+    usableSize(() => {
+      throw new Error("not a terminal");
+    }),
+    { columns: 80, rows: 24 },
+  );
+  assert.deepEqual(usableSize(() => ({ columns: 120, rows: 40 })), { columns: 120, rows: 40 });
 });
