@@ -40,12 +40,24 @@ export async function isApproved(
   return entries.some((e) => e.provider === provider && e.model === model);
 }
 
+/**
+ * last_used is kept to the minute: a model used again within this time is not written again, so a
+ * run of an approved model reads models.json and never rewrites it (a lock, a temp file, two
+ * fsyncs and a rename on every `svc run`).
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** Adds (provider, model) to the history, or bumps its last_used; returns the stored entry. */
 export async function recordApproval(
   provider: string,
   model: string,
-  options: ModelsOptions = {},
+  options: ModelsOptions & { resolutionMs?: number } = {},
 ): Promise<ApprovedModel> {
+  const resolution = options.resolutionMs ?? LAST_USED_RESOLUTION_MS;
+  const known = (await loadApprovedModels(options)).entries
+    .find((e) => e.provider === provider && e.model === model);
+  const age = known ? Date.now() - Date.parse(known.last_used) : NaN;
+  if (known && age >= 0 && age < resolution) return known;
   const now = new Date().toISOString();
   let stored: ApprovedModel = { provider, model, added_at: now, last_used: now };
   await updateJson(modelsPath(options), (current) => {

@@ -18,12 +18,26 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
+Deno.test("a model used again within a minute is not written again: models.json keeps its file", async () => {
+  await withDir(async (dir) => {
+    const first = await recordApproval("openai", "gpt-5", { dir });
+    const before = await Deno.stat(modelsPath({ dir }));
+    const again = await recordApproval("openai", "gpt-5", { dir });
+    const after = await Deno.stat(modelsPath({ dir }));
+    assert.deepEqual(again, first);
+    assert.deepEqual([after.ino, after.mtime], [before.ino, before.mtime]);
+    const later = await recordApproval("openai", "gpt-5", { dir, resolutionMs: 0 });
+    assert.notEqual((await Deno.stat(modelsPath({ dir }))).ino, before.ino);
+    assert.equal(later.added_at, first.added_at);
+  });
+});
+
 Deno.test("recordApproval adds an entry once and bumps last_used", async () => {
   await withDir(async (dir) => {
     assert.equal(await isApproved("openai", "gpt-5", { dir }), false);
     const first = await recordApproval("openai", "gpt-5", { dir });
     await new Promise((r) => setTimeout(r, 5));
-    const second = await recordApproval("openai", "gpt-5", { dir });
+    const second = await recordApproval("openai", "gpt-5", { dir, resolutionMs: 0 });
     await recordApproval("anthropic", "gpt-5", { dir });
     assert.match(first.added_at, ISO);
     assert.equal(second.added_at, first.added_at);
