@@ -35,8 +35,10 @@ export class Screen {
   #pending: string[] = [];
   /** Row of the cursor inside the painted live region, counted from its first row. */
   #cursorRow = 0;
-  /** Rows the painted live region takes. */
-  #paintedRows = 0;
+  #cursorCol = 0;
+  /** Display width of each painted row of the live region, and the terminal width then. */
+  #paintedWidths: number[] = [];
+  #paintedColumns = 0;
   #painted = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #last = 0;
@@ -90,25 +92,33 @@ export class Screen {
     if (this.#closed) return;
     if (this.options.tty) {
       this.paint();
-      this.out.write(`${SYNC_ON}${this.#erase()}\x1b[?25h${SYNC_OFF}`);
+      this.out.write(`${SYNC_ON}${this.#erase(this.out.size().columns)}\x1b[?25h${SYNC_OFF}`);
       this.#painted = false;
     }
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#closed = true;
   }
 
-  /** Erases each row of the live region and leaves the cursor on its first row. */
-  #erase(): string {
+  /**
+   * Erases each row of the live region and leaves the cursor on its first row. After the terminal
+   * got narrower, it has rewrapped (reflowed) each painted row that no longer fits into several
+   * rows, and moved the cursor with its text: the rows and the cursor are counted at the new width.
+   */
+  #erase(columns = this.#paintedColumns): string {
     if (!this.#painted) return "\r";
     const up = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
-    const rows = Math.max(1, this.#paintedRows);
+    const width = Math.max(1, columns);
+    const heights = this.#paintedWidths.map((w) => Math.max(1, Math.ceil(w / width)));
+    const above = heights.slice(0, this.#cursorRow).reduce((a, b) => a + b, 0);
+    const cursorY = above + Math.floor(this.#cursorCol / width);
+    const rows = Math.max(1, heights.reduce((a, b) => a + b, 0));
     const lines = Array.from({ length: rows }, () => "\x1b[2K").join("\x1b[1B");
-    return `\r${up(this.#cursorRow)}${lines}${up(rows - 1)}`;
+    return `\r${up(cursorY)}${lines}${up(rows - 1)}`;
   }
 
   #frame(view: LiveView): string {
     const { columns, rows } = this.out.size();
-    let text = `${SYNC_ON}\x1b[?25l${this.#erase()}`;
+    let text = `${SYNC_ON}\x1b[?25l${this.#erase(columns)}`;
     if (this.#pending.length) {
       text += this.#pending.join("\n").replaceAll("\n", "\r\n") + "\r\n";
       this.#pending = [];
@@ -121,7 +131,9 @@ export class Screen {
     if (view.cursor) text += "\x1b[?25h";
     text += SYNC_OFF;
     this.#cursorRow = cursorRow;
-    this.#paintedRows = live.length;
+    this.#cursorCol = cursorCol;
+    this.#paintedWidths = live.map(textWidth);
+    this.#paintedColumns = columns;
     this.#painted = true;
     return text;
   }

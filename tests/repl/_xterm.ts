@@ -10,7 +10,7 @@ export class Emulator {
   raw = "";
   #writes: Promise<void> = Promise.resolve();
 
-  constructor(readonly columns = 60, readonly rows = 12) {
+  constructor(public columns = 60, public rows = 12) {
     this.term = new xterm.Terminal({
       cols: columns,
       rows,
@@ -27,6 +27,14 @@ export class Emulator {
 
   size() {
     return { columns: this.columns, rows: this.rows };
+  }
+
+  /** Resizes the terminal, which rewraps (reflows) its rows as terminals do. */
+  async resize(columns: number, rows = this.rows): Promise<void> {
+    await this.#writes;
+    this.term.resize(columns, rows);
+    this.columns = columns;
+    this.rows = rows;
   }
 
   /** Every line: scrollback then the viewport, trailing blank lines dropped. */

@@ -191,3 +191,33 @@ Deno.test("a terminal size that reads as zero or fails is taken as 80 x 24", () 
   );
   assert.deepEqual(usableSize(() => ({ columns: 120, rows: 40 })), { columns: 120, rows: 40 });
 });
+
+Deno.test("after the terminal gets narrower the repaint erases the rewrapped live region, leaving no stray rows", async () => {
+  const { term, screen, set } = setup(40, 10);
+  screen.commit("banner");
+  const typed = "> " + "word ".repeat(7) + "end";
+  set({ lines: [typed, "model m"], cursor: { line: 0, col: typed.length } });
+  screen.paint();
+  await term.resize(20);
+  set({ lines: [typed + "X", "model m"], cursor: { line: 0, col: typed.length + 1 } });
+  screen.paint();
+  assert.deepEqual(await term.lines(), [
+    "banner",
+    "> word word word wor",
+    "d word word word end",
+    "X",
+    "model m",
+  ]);
+  await term.resize(40);
+  set({ lines: [typed + "XY", "model m"], cursor: { line: 0, col: typed.length + 2 } });
+  screen.paint();
+  // Back at 40 columns: the rows written at 20 stay as they were (hard line breaks) and are
+  // erased one by one; the input wraps at 40 now.
+  assert.deepEqual((await term.lines()).filter((l) => l !== ""), [
+    "banner",
+    typed,
+    "XY",
+    "model m",
+  ]);
+  term.dispose();
+});
