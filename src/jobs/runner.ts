@@ -23,7 +23,7 @@ import type { Session } from "../session/session.ts";
 import { jobSessionName } from "../session/naming.ts";
 import { acquireDaemonLock } from "../util/daemon_lock.ts";
 import { approvalOf, consumeOnce, grant as grantApproval, loadGrants } from "./approvals.ts";
-import { readRegister, RegisterError, updateJob } from "./register.ts";
+import { readRegister, RegisterError, registerPath, updateJob } from "./register.ts";
 import type { Job } from "./schema.ts";
 import {
   authorized,
@@ -141,7 +141,14 @@ async function runLocked(
   if ("refused" in started) return started;
   const { job, run } = started;
   log(`job ${name}: run ${run} started (session ${sessionName})`);
-  const outcome = await attempts(options, job, run, sessionName, clock, log, stop);
+  const stopped = watchForStop(worktree, name, log);
+  const halt = AbortSignal.any([stop, stopped.signal]);
+  let outcome: Attempted;
+  try {
+    outcome = await attempts(options, job, run, sessionName, clock, log, halt);
+  } finally {
+    stopped.close();
+  }
   const memory = await remember(options, job, outcome, clock(), stop, log);
   let state: Job["state"] = outcome.verified ? "verified" : outcome.timedOut ? "timeout" : "failed";
   try {
@@ -397,4 +404,52 @@ async function remember(
     log(`job ${job.name}: could not write the memory ${path}: ${(err as Error).message}`);
     return null;
   }
+}
+
+/** How often a running job looks whether `svc jobs stop` (or disable, or remove) reached it. */
+const STOP_CHECK_MS = 1000;
+
+/**
+ * Aborts when the job is disabled (`svc jobs stop` or `disable`) or removed while it runs, from
+ * this process or another: the register is looked at once a second, and read only when its file
+ * changed. The attempt in progress ends as cancelled and is saved.
+ */
+function watchForStop(
+  worktree: string,
+  name: string,
+  log: (line: string) => void,
+): { signal: AbortSignal; close(): void } {
+  const controller = new AbortController();
+  const path = registerPath(worktree);
+  const stamp = () => {
+    try {
+      const info = Deno.statSync(path);
+      return `${info.mtime?.getTime()}:${info.size}:${info.ino}`;
+    } catch {
+      return "-";
+    }
+  };
+  let seen = stamp();
+  let busy = false;
+  const timer = setInterval(async () => {
+    const now = stamp();
+    if (busy || now === seen) return;
+    busy = true;
+    seen = now;
+    try {
+      const job = (await readRegister(worktree)).jobs.find((j) => j.name === name);
+      if (!job || !job.enabled) {
+        log(`job ${name}: ${job ? "disabled" : "removed"} while running: cancelling the attempt`);
+        controller.abort();
+      }
+    } catch {
+      // a register that does not read now is looked at again at the next change
+    } finally {
+      busy = false;
+    }
+  }, STOP_CHECK_MS);
+  return {
+    signal: controller.signal,
+    close: () => clearInterval(timer),
+  };
 }

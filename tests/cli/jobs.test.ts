@@ -292,6 +292,42 @@ Deno.test("svc jobs run: attempts that time out are retried with backoff in one 
   }
 });
 
+Deno.test("svc jobs stop from another process cancels the run in progress within seconds; the attempt is saved as cancelled", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider((body: Body) =>
+    body.stream === false ? { text: "memory" } : { stall: true, text: "partial" }
+  );
+  try {
+    await useProvider(box, fake);
+    await jobs(box, ["add", "long", "--prompt", "go", "--timeout", "60"]);
+    const run = spawnSvc(["jobs", "--path", box.worktree, "run", "long", "--verbose"], {
+      cwd: box.worktree,
+      env: box.env,
+    });
+    await until(async () => (await job(box, "long")).state === "executing", 15_000, "executing");
+    const stopped = performance.now();
+    const stop = await jobs(box, ["stop", "long"]);
+    assert.equal(stop.code, 0, stop.stderr);
+    const [status, stderr] = await Promise.all([
+      run.status,
+      new Response(run.stderr).text(),
+      run.stdout.cancel(),
+    ]);
+    const elapsed = performance.now() - stopped;
+    assert.equal(status.code, 1, stderr);
+    assert.ok(elapsed < 10_000, `the run ended ${elapsed} ms after stop`);
+    assert.match(stderr, /job long: disabled while running: cancelling the attempt/);
+    const long = await job(box, "long");
+    assert.deepEqual(
+      long.history.map((a: Record<string, unknown>) => [a.attempt, a.status, a.error]),
+      [[1, "cancelled", "cancelled: the run was stopped"]],
+    );
+    assert.deepEqual([long.enabled, long.fired], [false, { ok: 0, failed: 1 }]);
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("svc jobs run: a deleted task file fails the run with 'task file not found'", async () => {
   await using box = await sandbox();
   const fake = await scripted();
