@@ -21,7 +21,9 @@ import { USAGE_EXIT } from "./usage.ts";
  */
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("svc")
-    .description("svc: a local agent runtime")
+    .description(
+      "svc: a local agent runtime. With no arguments in a terminal, svc opens the interactive REPL.",
+    )
     .version(VERSION, "-v, --version", "print the installed version");
   program.addCommand(runCommand(setExit));
   program.addCommand(configCommand(setExit));
