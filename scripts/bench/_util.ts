@@ -106,3 +106,34 @@ export async function calibrateRoundTrip(
   report("calibration: one bare provider round trip", trips);
   return trips;
 }
+
+/** A scripted provider in its own process (one of this folder's `_*_provider.ts`). */
+export interface ProviderProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `scripts/bench/<script>` with `args` in a process of its own (so its work is not counted
+ * in the measured process) and returns the URL it prints on its first line.
+ */
+export async function startProviderProcess(
+  script: string,
+  args: string[] = [],
+): Promise<ProviderProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", new URL(script, import.meta.url).pathname, ...args],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const url = (await reader.read()).value?.trim() ?? "";
+  reader.releaseLock();
+  return {
+    url,
+    async stop() {
+      child.kill();
+      await child.status;
+    },
+  };
+}

@@ -11,15 +11,10 @@ import { createChatClient } from "../../src/provider/sse_client.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
 import type { Tool } from "../../src/tool/types.ts";
 import { catalogOf } from "../../tests/_support/catalog.ts";
-import { calibrateRoundTrip, median, report } from "./_util.ts";
+import { calibrateRoundTrip, median, report, startProviderProcess } from "./_util.ts";
 
-const provider = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", "--quiet", new URL("./_agents_provider.ts", import.meta.url).pathname],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const reader = provider.stdout.pipeThrough(new TextDecoderStream()).getReader();
-const url = (await reader.read()).value!.trim();
+const provider = await startProviderProcess("./_agents_provider.ts");
+const url = provider.url;
 
 const worktree = await Deno.makeTempDir({ prefix: "svc-bench-agents-" });
 const config = ConfigSchema.parse({});
@@ -108,6 +103,5 @@ report(
   "< 150 ms",
 );
 
-provider.kill();
-await provider.status;
+await provider.stop();
 await Deno.remove(worktree, { recursive: true });

@@ -10,15 +10,17 @@ import { parseFixture } from "../../src/eval/fixture.ts";
 import { evalConfig, runTrial } from "../../src/eval/trial.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { createChatClient } from "../../src/provider/sse_client.ts";
-import { calibrateRoundTrip, MAIN, median, report, timeProcess } from "./_util.ts";
+import {
+  calibrateRoundTrip,
+  MAIN,
+  median,
+  report,
+  startProviderProcess,
+  timeProcess,
+} from "./_util.ts";
 
-const provider = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", "--quiet", new URL("./_eval_provider.ts", import.meta.url).pathname],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const reader = provider.stdout.pipeThrough(new TextDecoderStream()).getReader();
-const url = (await reader.read()).value!.trim();
+const provider = await startProviderProcess("./_eval_provider.ts");
+const url = provider.url;
 
 const base = await Deno.makeTempDir({ prefix: "svc-bench-eval-" });
 const plugins = await loadPlugins({
@@ -104,6 +106,5 @@ for (let i = 0; i < 5; i++) {
 }
 report("svc eval run: 5 bundled fixtures x 3 repeats", whole, "ms", "< 5000 ms");
 
-provider.kill();
-await provider.status;
+await provider.stop();
 await Deno.remove(base, { recursive: true });

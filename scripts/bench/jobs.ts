@@ -9,9 +9,8 @@
  */
 import { SVC_PERMISSIONS } from "../permissions.ts";
 import { SVC_V8_FLAGS } from "../v8_flags.ts";
-import { MAIN, median, report, timeProcess } from "./_util.ts";
+import { MAIN, median, report, startProviderProcess, timeProcess } from "./_util.ts";
 
-const here = new URL(".", import.meta.url).pathname;
 const deno = Deno.execPath();
 const idleArg = Deno.args.indexOf("--idle");
 const idleSeconds = Number(
@@ -108,13 +107,8 @@ await svc(["remove", "yearly"]);
 
 // 2. Due-job start latency.
 {
-  const provider = new Deno.Command(deno, {
-    args: ["run", "-A", "--quiet", `${here}_answer_provider.ts`, "4", "1000"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = provider.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const url = (await reader.read()).value!.trim();
+  const provider = await startProviderProcess("./_answer_provider.ts", ["4", "1000"]);
+  const url = provider.url;
   await Deno.writeTextFile(
     `${home}/.config/svc/config.json`,
     JSON.stringify({ provider: "generic", base_url: url, model: "m" }),
@@ -138,8 +132,7 @@ await svc(["remove", "yearly"]);
   }
   daemon.kill("SIGTERM");
   await daemon.status;
-  provider.kill();
-  await provider.status;
+  await provider.stop();
   const latencies = job.history
     .filter((a: { attempt: number }) => a.attempt === 1)
     .map((a: { run: number; started_at: string }) => {

@@ -15,7 +15,7 @@
 import { createServeApp } from "../../src/http/mod.ts";
 import { createMcpHttpEndpoint } from "../../src/mcp/mod.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
-import { report, timeProcess } from "./_util.ts";
+import { report, startProviderProcess, timeProcess } from "./_util.ts";
 
 interface Shape {
   name: string;
@@ -55,7 +55,6 @@ else await main();
 /** Spawns the provider, then one process per shape with --expose-gc, printing each series. */
 async function main(): Promise<void> {
   const self = new URL(import.meta.url).pathname;
-  const here = new URL(".", import.meta.url).pathname;
   const cwd = await Deno.makeTempDir({ prefix: "svc-bench-calibration-" });
   await Deno.writeTextFile(`${cwd}/empty.ts`, "");
   const floor = [];
@@ -64,14 +63,8 @@ async function main(): Promise<void> {
   }
   await Deno.remove(cwd, { recursive: true });
   report("calibration: deno run of an empty script, peak RSS", floor.map((k) => k / 1024), "MiB");
-  const provider = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${here}_turn_provider.ts`],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = provider.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const url = (await reader.read()).value?.trim() ?? "";
-  reader.releaseLock();
+  const provider = await startProviderProcess("./_turn_provider.ts");
+  const url = provider.url;
   let failed = false;
   try {
     for (const shape of SHAPES) {
@@ -83,8 +76,7 @@ async function main(): Promise<void> {
       failed ||= !status.success;
     }
   } finally {
-    provider.kill("SIGTERM");
-    await provider.status;
+    await provider.stop();
   }
   if (failed) Deno.exit(1);
 }

@@ -6,7 +6,14 @@
  * "installed on a terminal" runs the text renderer on a pseudo-terminal (issue 17: within 20% of
  * `--output json` CPU).
  */
-import { installTemporarySvc, MAIN, median, report, timeProcess } from "./_util.ts";
+import {
+  installTemporarySvc,
+  MAIN,
+  median,
+  report,
+  startProviderProcess,
+  timeProcess,
+} from "./_util.ts";
 
 const here = new URL(".", import.meta.url).pathname;
 const home = await Deno.makeTempDir();
@@ -17,21 +24,8 @@ const only = Deno.args;
 const hasScript = await new Deno.Command("script", { args: ["--version"], stdout: "null" }).output()
   .then((o) => o.success, () => false);
 
-async function provider(size: number, chunk: number) {
-  const child = new Deno.Command(deno, {
-    args: ["run", "-A", "--quiet", `${here}_answer_provider.ts`, String(size), String(chunk)],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const url = (await reader.read()).value!.trim();
-  return {
-    url,
-    async stop() {
-      child.kill();
-      await child.status;
-    },
-  };
+function provider(size: number, chunk: number) {
+  return startProviderProcess("./_answer_provider.ts", [String(size), String(chunk)]);
 }
 
 await Deno.writeTextFile(`${home}/empty.ts`, "");
