@@ -94,17 +94,21 @@ function runCall(call: ChatToolCall, env: CallEnv, refusal?: string): Promise<In
     ...engineInvokeEnv(env, (inv) => persist(inv, env, Boolean(refusal))),
     refusal,
     onStart: (name, args) => env.emit({ type: "tool_start", call, name, args }),
-    onEnd: (inv) =>
-      env.emit({
-        type: "tool_end",
-        id: inv.id,
-        name: inv.name,
-        ok: inv.ok,
-        content: inv.content,
-        status: inv.status,
-        decision: inv.decision,
-      }),
+    onEnd: (inv) => env.emit(toolEndEvent(inv)),
   });
+}
+
+/** The `tool_end` event of a finished invocation (the model's calls and `/tool` alike). */
+export function toolEndEvent(inv: Invocation): EngineEvent {
+  return {
+    type: "tool_end",
+    id: inv.id,
+    name: inv.name,
+    ok: inv.ok,
+    content: inv.content,
+    status: inv.status,
+    decision: inv.decision,
+  };
 }
 
 function record(inv: Invocation): ToolCallRecord {

@@ -9,7 +9,7 @@ import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
 import { type CompactionResult, compactSession } from "./compaction.ts";
 import { Turn } from "./turn.ts";
-import { engineInvokeEnv } from "./calls.ts";
+import { engineInvokeEnv, toolEndEvent } from "./calls.ts";
 import { type Invocation, invokeTool } from "../tool/invoke.ts";
 import { delegate } from "./delegate.ts";
 import { refusedTeamRun, runTeam, type TeamRun, type TeamRunOptions } from "./team.ts";
@@ -148,16 +148,7 @@ export class Engine {
           name: tool,
           args,
         }),
-      onEnd: (inv) =>
-        emit({
-          type: "tool_end",
-          id: inv.id,
-          name: inv.name,
-          ok: inv.ok,
-          content: inv.content,
-          status: inv.status,
-          decision: inv.decision,
-        }),
+      onEnd: (inv) => emit(toolEndEvent(inv)),
     });
   }
 

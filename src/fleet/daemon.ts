@@ -9,7 +9,8 @@ import { acquireDaemonLock, type DaemonHolder, daemonHolder } from "../util/daem
 import { startTimes } from "../util/process_identity.ts";
 import { svcCommand } from "../util/svc_command.ts";
 import { closeLogFd, openLogFd, tailLines } from "./logs.ts";
-import { signalGroup, stopGroup } from "./process.ts";
+import { signalGroup } from "../util/process_group.ts";
+import { stopGroup } from "./process.ts";
 import { fleetPaths, loadRoster } from "./roster.ts";
 import { readState, updateState } from "./state.ts";
 import { Supervisor } from "./supervisor.ts";

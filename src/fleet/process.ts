@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { isSameProcess, startTime } from "../util/process_identity.ts";
 import type { CommandLine } from "../util/svc_command.ts";
+import { signalGroup } from "../util/process_group.ts";
 
 /** How a process ended. */
 export interface ExitInfo {
@@ -48,16 +49,6 @@ export async function spawnAgent(
   child.on("error", () => {}); // reported through the exit
   const pid = child.pid;
   return { pid, start: (await startTime(pid)) ?? null, exited };
-}
-
-/** Sends `signal` to the process group led by `pid`; false when there is no such group. */
-export function signalGroup(pid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * writes the state file when it changed. Agent exits are seen at once through the child's exit
  * (or, for agents adopted from an earlier supervisor, by their pid and start time each sweep).
  */
+import { sleep } from "../provider/http_util.ts";
 import { startTimes } from "../util/process_identity.ts";
 import { svcCommand } from "../util/svc_command.ts";
 import { probeHealth } from "./health.ts";
@@ -150,7 +151,7 @@ export class Supervisor {
       } catch (err) {
         this.#log(`svc fleet: sweep failed: ${(err as Error).message}`);
       }
-      await sleep(this.tuning.sweepMs, signal);
+      await sleep(this.tuning.sweepMs / 1000, signal);
     }
     await this.shutdown();
   }
@@ -533,17 +534,4 @@ export function childBaseEnv(env: Record<string, string>): Record<string, string
     "SVC_FLEET_AGENT",
   ]);
   return Object.fromEntries(Object.entries(env).filter(([key]) => !drop.has(key)));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

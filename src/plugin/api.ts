@@ -16,6 +16,8 @@ export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
  * `confineTo` keeps the write inside a folder even when a symbolic link is swapped meanwhile.
  */
 export { writeFileAtomic } from "../util/atomic.ts";
+/** Sends a signal to the process group a child was started in (false when it is gone). */
+export { signalGroup } from "../util/process_group.ts";
 
 import type { ProviderDef } from "../shared/types.ts";
 export type { ProviderDef };

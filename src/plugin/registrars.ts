@@ -37,7 +37,8 @@ export const HOOKS: ReadonlyArray<{ hook: HookName; kind: keyof Registrations; k
   { hook: "register_fixtures", kind: "fixtures", key: "id" },
 ];
 
-const ITEM = {
+/** What one item of each registration list is called in error messages. */
+export const ITEM = {
   tools: "tool",
   providers: "provider",
   commands: "command",

@@ -5,7 +5,7 @@
  * third-party plugin may tighten the tool policy of its sub-agents, never loosen it.
  */
 import * as z from "zod";
-import type { Registrations } from "./registrars.ts";
+import { ITEM, type Registrations } from "./registrars.ts";
 import type { RegistrationData } from "./sandbox_protocol.ts";
 
 const text = z.string().max(1_000_000);
@@ -47,15 +47,6 @@ const SCHEMAS = {
     expected: strings.optional(),
     verify: z.record(z.string(), z.unknown()).optional(),
   }),
-} as const;
-
-const ITEM = {
-  providers: "provider",
-  types: "agent type",
-  teams: "team",
-  skills: "skill",
-  services: "service",
-  fixtures: "fixture",
 } as const;
 
 /** The data registrations, checked; throws `<hook> failed: Invalid <item> ...` on the first bad one. */

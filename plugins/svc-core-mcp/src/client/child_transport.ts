@@ -15,7 +15,8 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { guarded, signalGroup, track, untrack } from "./children.ts";
+import { signalGroup } from "../../../../src/plugin/api.ts";
+import { guarded, track, untrack } from "./children.ts";
 import { LineSplitter } from "./lines.ts";
 
 /** How a server is started. */

@@ -7,6 +7,8 @@
  * handler sees (SIGKILL, a crash).
  */
 
+import { signalGroup } from "../../../../src/plugin/api.ts";
+
 const live = new Set<number>();
 let listening = false;
 
@@ -22,16 +24,6 @@ export function track(pid: number): void {
 /** Forgets a group whose leader has exited and been reaped. */
 export function untrack(pid: number): void {
   live.delete(pid);
-}
-
-/** Sends `signal` to a process group; false when it is already gone. */
-export function signalGroup(pid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function killAll(): void {
