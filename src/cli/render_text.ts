@@ -8,8 +8,9 @@ export function renderTextEvent(
   event: EngineEvent,
   options: { verbose: boolean; out: ((text: string) => void) | null },
 ): void {
-  const color = Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
-  const note = (text: string) => console.error(color ? `${DIM}${text}${RESET}` : text);
+  // Asked only when a note is printed: a streamed answer is thousands of token events, and asking
+  // the terminal is a system call each time.
+  const note = (text: string) => console.error(noteColor() ? `${DIM}${text}${RESET}` : text);
   switch (event.type) {
     case "token":
       options.out?.(event.content);
@@ -44,6 +45,11 @@ export function renderTextEvent(
       }
       break;
   }
+}
+
+/** Whether notes on stderr are dimmed: stderr is a terminal and NO_COLOR is unset. */
+function noteColor(): boolean {
+  return Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
 }
 
 function summarizeArgs(args: Record<string, unknown>): string {
