@@ -43,8 +43,17 @@ async function readHolder(file: Deno.FsFile): Promise<DaemonHolder | undefined> 
 }
 
 /**
- * Takes the lock at `path` for `command` without waiting. When another process (or another
- * open of the same file in this process) holds it, returns `heldBy` with what that holder wrote.
+ * Pauses between attempts to take a lock someone holds. `daemonHolder` asks by taking the lock
+ * for a moment, so a daemon starting while another process asks (`svc fleet up --detach` polls
+ * until its daemon holds the lock) would take the asker for a second daemon; a daemon that
+ * really holds the lock keeps it through all of them, about half a second.
+ */
+const RETRY_MS = [5, 10, 20, 40, 80, 160, 200];
+
+/**
+ * Takes the lock at `path` for `command`, waiting only out the moment a process asking who holds
+ * it (`daemonHolder`) has it. When another process (or another open of the same file in this
+ * process) holds it, returns `heldBy` with what that holder wrote.
  */
 export async function acquireDaemonLock(
   path: string,
@@ -55,6 +64,11 @@ export async function acquireDaemonLock(
   let locked = false;
   try {
     locked = await file.tryLock(true);
+    for (const ms of RETRY_MS) {
+      if (locked) break;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      locked = await file.tryLock(true);
+    }
     if (!locked) {
       const heldBy = await readHolder(file);
       file.close();

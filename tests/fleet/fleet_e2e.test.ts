@@ -23,9 +23,10 @@ async function waitGone(pids: number[], timeoutMs = 10_000): Promise<number[]> {
   return alive;
 }
 
-function supervisorPid(stdout: string): number {
-  const match = /supervisor started in the background \(pid (\d+)/.exec(stdout);
-  assert.ok(match, stdout);
+/** The pid `svc fleet up --detach` printed; fails with its exit code and both streams. */
+function supervisorPid(up: { code: number; stdout: string; stderr: string }): number {
+  const match = /supervisor started in the background \(pid (\d+)/.exec(up.stdout);
+  assert.ok(match, `exit ${up.code}\nstdout: ${up.stdout}\nstderr: ${up.stderr}`);
   return Number(match[1]);
 }
 
@@ -41,7 +42,7 @@ Deno.test(
     );
     const up = await fleet.svc(["fleet", "up", "--detach"]);
     assert.equal(up.code, 0, up.stderr);
-    const daemon = supervisorPid(up.stdout);
+    const daemon = supervisorPid(up);
     const state = await fleet.waitFor("three healthy agents", allRunning(NAMES));
     const agents = agentsOf(state, NAMES);
     const ports = agents.map((a) => a.port!);
@@ -311,7 +312,7 @@ Deno.test("fleet logs prints the last lines and -f follows what the agent and th
 Deno.test("a detached supervisor killed and started again adopts its live agents instead of starting them twice", async () => {
   await using fleet = await testFleet(["one", "two"], "28830-28839");
   assert.equal((await fleet.svc(["fleet", "init"])).code, 0);
-  const first = supervisorPid((await fleet.svc(["fleet", "up", "--detach"])).stdout);
+  const first = supervisorPid(await fleet.svc(["fleet", "up", "--detach"]));
   const before = await fleet.waitFor("two agents", allRunning(["one", "two"]));
   Deno.kill(first, "SIGKILL");
   assert.deepEqual(await waitGone([first]), []);
@@ -319,7 +320,7 @@ Deno.test("a detached supervisor killed and started again adopts its live agents
   assert.deepEqual(pids.filter(processAlive), pids, "agents outlive a killed supervisor");
   const gone = await fleet.svc(["fleet", "status"]);
   assert.match(gone.stdout, /^supervisor: not running/);
-  const second = supervisorPid((await fleet.svc(["fleet", "up", "--detach"])).stdout);
+  const second = supervisorPid(await fleet.svc(["fleet", "up", "--detach"]));
   const after = await fleet.waitFor(
     "the new supervisor's state",
     (s) => s.supervisor?.pid === second && allRunning(["one", "two"])(s),
@@ -341,7 +342,7 @@ Deno.test("a detached supervisor killed and started again adopts its live agents
 Deno.test("fleet down stops agents a killed supervisor left behind", async () => {
   await using fleet = await testFleet(["orphan"], "28850-28859");
   assert.equal((await fleet.svc(["fleet", "init"])).code, 0);
-  const daemon = supervisorPid((await fleet.svc(["fleet", "up", "--detach"])).stdout);
+  const daemon = supervisorPid(await fleet.svc(["fleet", "up", "--detach"]));
   const { pid } = (await fleet.waitFor("orphan", allRunning(["orphan"]))).agents.orphan;
   Deno.kill(daemon, "SIGKILL");
   assert.deepEqual(await waitGone([daemon]), []);

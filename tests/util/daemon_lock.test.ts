@@ -73,3 +73,43 @@ Deno.test("no lock file means no daemon holds it", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const PROBER = `
+import { daemonHolder } from ${
+  JSON.stringify(new URL("../../src/util/daemon_lock.ts", import.meta.url).href)
+};
+console.log("probing");
+while (true) await daemonHolder(Deno.args[0]);
+`;
+
+Deno.test("a daemon starting while another process keeps asking who holds the lock still takes it", async () => {
+  // `svc fleet up --detach` and `svc jobs status` ask with a lock attempt of their own, held for a
+  // moment; a daemon starting in that moment must not take it for another daemon.
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, ".svc", "daemon.lock");
+  await Deno.mkdir(join(dir, ".svc"));
+  await Deno.writeTextFile(path, "");
+  const script = join(dir, "prober.ts");
+  await Deno.writeTextFile(script, PROBER);
+  const prober = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, path],
+    stdout: "piped",
+  }).spawn();
+  try {
+    const reader = prober.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.deepEqual((await reader.read()).value?.trim(), "probing");
+    reader.releaseLock();
+    const refused = [];
+    for (let i = 0; i < 40; i++) {
+      const got = await acquireDaemonLock(path, "daemon");
+      if (got.lock) got.lock.release();
+      else refused.push(got.heldBy);
+    }
+    assert.deepEqual(refused, []);
+  } finally {
+    prober.kill("SIGKILL");
+    await prober.status;
+    await prober.stdout.cancel().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
