@@ -11,7 +11,7 @@ import type { Config } from "../config/schema.ts";
 import { toolContext } from "../tool/context.ts";
 import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 import type { CommandDef } from "./api.ts";
-import { HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
+import { emptyRegistrations, HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
 import type {
   CallContext,
   HostMessage,
@@ -74,16 +74,8 @@ async function load(entry: string): Promise<void> {
     post({ t: "failed", error: `Import failed: ${firstLine(err)}` });
     return;
   }
-  const data: RegistrationData = {
-    tools: [],
-    providers: [],
-    commands: [],
-    types: [],
-    teams: [],
-    skills: [],
-    services: [],
-    fixtures: [],
-  };
+  // The lists stay plain data: tools and commands are posted as ToolData and CommandData.
+  const data: RegistrationData = { ...emptyRegistrations(), tools: [], commands: [] };
   for (const { hook, kind, key } of HOOKS) {
     const fn = mod[hook];
     if (fn === undefined) continue;
