@@ -109,7 +109,10 @@ export async function detachSupervisor(root: string): Promise<{ pid: number; log
     while (Date.now() < deadline) {
       const now = await daemonHolder(paths.lock);
       if (now?.pid === pid) return { pid, log: paths.log };
-      if (ended || (now && now.pid !== pid)) break;
+      // Only the child's exit means it failed: a holder naming another pid (or none) is also what
+      // the lock file says in the moment after the child took the lock and before it wrote its
+      // pid, and a second supervisor that really holds it makes the child exit.
+      if (ended) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const tail = (await tailLines(paths.log, 5).catch(() => [])).join("\n");
