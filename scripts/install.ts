@@ -5,7 +5,8 @@
  * nothing from this checkout: moving, rebuilding or deleting the checkout does not break it. The
  * copied deno.json carries the import map (third-party plugins import bare names like `zod`) and
  * the unstable flags. The command runs with svc's permission set (scripts/permissions.ts), not
- * `-A`. Re-run this after updating the checkout to install the new version.
+ * `-A`, from a launcher script with a Deno cache folder of its own (scripts/launcher_script.ts).
+ * Re-run this after updating the checkout to install the new version.
  * `--dist=<dir>` builds into another folder; other arguments go to `deno install` (for example
  * `--root <dir>`).
  */
@@ -13,12 +14,14 @@ import { cp, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SVC_PERMISSIONS } from "./permissions.ts";
 import { SVC_V8_FLAGS } from "./v8_flags.ts";
+import { launcherScript } from "./launcher_script.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const distArg = Deno.args.find((a) => a.startsWith("--dist="));
 const dist = distArg ? resolve(distArg.slice("--dist=".length)) : join(root, "dist");
 const installArgs = Deno.args.filter((a) => a !== distArg);
 const lib = join(installRoot(installArgs), "lib", "svc");
+const bin = join(installRoot(installArgs), "bin");
 
 /** Where `deno install -g` puts `bin/`: `--root`, else DENO_INSTALL_ROOT, else ~/.deno. */
 function installRoot(args: string[]): string {
@@ -69,6 +72,27 @@ async function placeCopy(): Promise<void> {
   if (hadOld) await rm(old, { recursive: true, force: true });
 }
 
+/**
+ * Replaces the script `deno install` wrote with svc's launcher (scripts/launcher_script.ts), which
+ * runs the same copy with the same config under svc's own Deno cache folder.
+ */
+async function writeLauncher(): Promise<void> {
+  const launcher = join(bin, "svc");
+  // deno install runs the command with its own copy of the config, kept beside the script.
+  const copied = join(bin, ".svc", "deno.json");
+  const config = await Deno.stat(copied).then(() => copied, () => join(lib, "deno.json"));
+  const text = launcherScript({
+    launcher,
+    cacheDir: join(lib, ".deno"),
+    config,
+    main: join(lib, "main.js"),
+  });
+  const staging = `${launcher}.new-${Deno.pid}`;
+  await Deno.writeTextFile(staging, text, { mode: 0o755 });
+  await Deno.chmod(staging, 0o755);
+  await rename(staging, launcher);
+}
+
 await run(["run", "-A", join(root, "scripts", "bundle.ts"), dist], "building dist/");
 await Deno.mkdir(join(lib, ".."), { recursive: true });
 await placeCopy();
@@ -85,6 +109,7 @@ await run([
   ...installArgs,
   join(lib, "main.js"),
 ], "deno install");
+await writeLauncher();
 console.error(
   `installed svc from ${lib} (a copy: the checkout ${root} can move or change); ` +
     "run deno task install again after updating the checkout",

@@ -1,10 +1,12 @@
 import { VERSION } from "../version.ts";
+import { adoptLauncherEnv } from "../util/launcher.ts";
 
 /**
  * Process entry: answers `--version` without loading anything else, then hands argv to the
  * commander program (loaded lazily so startup stays cheap). Returns the exit code.
  */
 export async function main(args: string[]): Promise<number> {
+  adoptLauncherEnv();
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
     console.log(VERSION);
     return 0;

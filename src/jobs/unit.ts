@@ -4,11 +4,17 @@
  * `systemctl --user stop` sends) cancels the running attempt, saves it and exits 0.
  */
 import { basename, join } from "node:path";
+import { launcherPath } from "../util/launcher.ts";
 
-/** The command that starts svc: a compiled binary itself, else `svc` on PATH, else ~/.deno/bin/svc. */
+/**
+ * The command that starts svc: a compiled binary itself, else the installed launcher that started
+ * this svc, else `svc` on PATH, else ~/.deno/bin/svc.
+ */
 export function svcCommand(): string {
   const exec = Deno.execPath();
   if (!basename(exec).startsWith("deno")) return exec;
+  const launcher = launcherPath();
+  if (launcher) return launcher;
   for (const dir of (Deno.env.get("PATH") ?? "").split(":").filter(Boolean)) {
     const candidate = join(dir, "svc");
     try {

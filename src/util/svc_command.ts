@@ -5,6 +5,7 @@
  * compiled binary runs itself, its permissions built in.
  */
 import { fileURLToPath } from "node:url";
+import { launcherPath } from "./launcher.ts";
 
 /**
  * The Deno permissions svc's entry points run with (`deno task svc`, the command `deno task
@@ -28,7 +29,10 @@ export const SVC_PERMISSIONS = [
  * more) a 2 MB answer peaked at 160-170 MiB RSS, against 97-102 MiB with the flag, at equal or
  * lower CPU; `svc serve` answered 200 KB chats 20% faster with half the CPU (docs/performance.md).
  */
-export const SVC_V8_FLAGS = ["--v8-flags=--max-semi-space-size=1"] as const;
+export const SVC_V8_OPTIONS = ["--max-semi-space-size=1"] as const;
+
+/** SVC_V8_OPTIONS as the deno flag. */
+export const SVC_V8_FLAGS = [`--v8-flags=${SVC_V8_OPTIONS.join(",")}`] as const;
 
 /** A program and its arguments. */
 export interface CommandLine {
@@ -36,9 +40,14 @@ export interface CommandLine {
   args: string[];
 }
 
-/** `svc <args>` as this process was started: the compiled binary, or deno running main. */
+/**
+ * `svc <args>` as this process was started: the compiled binary, the installed launcher (which
+ * brings its cache folder and V8 flags, src/util/launcher.ts), or deno running main.
+ */
 export function svcCommand(args: readonly string[]): CommandLine {
   if (Deno.build.standalone) return { command: Deno.execPath(), args: [...args] };
+  const launcher = launcherPath();
+  if (launcher) return { command: launcher, args: [...args] };
   const main = Deno.mainModule.startsWith("file:")
     ? fileURLToPath(Deno.mainModule)
     : Deno.mainModule;

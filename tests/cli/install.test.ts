@@ -4,6 +4,7 @@ import { sandbox, svc } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+import { LAUNCHER_V8_OPTIONS } from "../../scripts/launcher_script.ts";
 
 const CHECKOUT = new URL("../../", import.meta.url).pathname;
 /** The caller's Deno cache, so installing under a temp HOME downloads nothing. */
@@ -61,6 +62,32 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     assert.deepEqual([answer.code, answer.stdout], [0, "PAPAYA\n"], answer.stderr);
     assert.equal(fake.requests[1].body.messages.at(-1).content.includes("PAPAYA"), true);
 
+    // The launcher runs svc under its own Deno cache folder; what svc runs sees the caller's
+    // environment: DENO_DIR as the caller set it, nothing of the launcher's.
+    const probe = 'echo "dir=$DENO_DIR nocheck=${DENO_NO_UPDATE_CHECK-unset} ' +
+      "svc=$(env | grep -c '^SVC_')\"";
+    const shell = await startFakeProvider([
+      { tool_calls: [{ name: "run_command", arguments: { command: probe } }] },
+      { text: "probed" },
+    ]);
+    const probed = await run([
+      "run",
+      "--base-url",
+      shell.url,
+      "--model",
+      "m",
+      "-p",
+      "env",
+      "--yes",
+    ]);
+    await shell.close();
+    assert.deepEqual([probed.code, probed.stdout], [0, "probed\n"], probed.stderr);
+    assert.match(
+      shell.requests[1].body.messages.at(-1).content,
+      new RegExp(`dir=${DENO_DIR} nocheck=unset svc=0\\b`),
+    );
+    await Deno.stat(`${root}/inst/lib/svc/.deno`);
+
     // A third-party plugin importing a bare `zod` loads: the installed svc carries the import map.
     const installed = await svc(["plugins", "install", EXAMPLE], { cwd: box.worktree, env });
     assert.equal(installed.code, 0, installed.stderr);
@@ -80,9 +107,10 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
       counting.requests[1].body.messages.at(-1).content,
       "2 words, 1 line, 3 characters",
     );
-    // The installed command carries svc's permission set, not -A.
+    // The installed command carries svc's permission set, not -A, and its V8 flags.
     const script = await Deno.readTextFile(`${bin}/svc`);
     for (const flag of SVC_PERMISSIONS) assert.ok(script.includes(` ${flag} `), script);
+    assert.ok(script.includes(` --v8-flags=${LAUNCHER_V8_OPTIONS.join(",")} `), script);
     assert.ok(!/--allow-all|\s-A\s/.test(script), script);
   } finally {
     await Deno.remove(root, { recursive: true });
