@@ -4,7 +4,8 @@
  * never import each other; files in src/ import no file in a cycle; plugins import only their own
  * files, src/plugin/api.ts and src/tool/; nothing in src/ imports plugins/. Static, type-only,
  * re-exporting and dynamic imports all count. zod is imported as a namespace
- * (`import * as z from "zod"`): the named `z` keeps all of zod's locales in the bundle.
+ * (`import * as z from "zod"`): the named `z` keeps all of zod's locales in the bundle. `node:path`
+ * and `node:url` are taken from src/util/ (see NODE_REPLACED).
  */
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +32,16 @@ export const LAYERS: readonly (readonly string[])[] = [
 /** `import { z } from "zod"` (also `import type { z }`), refused in favour of the namespace form. */
 const NAMED_ZOD = /^import (type )?\{ z \} from "zod";/m;
 
+/**
+ * Node modules svc's code and plugins take from svc instead: the first `node:` import of a
+ * process loads Deno's Node layer, 10-15 ms of every start (docs/performance.md).
+ */
+const NODE_REPLACED: Record<string, string> = {
+  "node:path": "import from src/util/path.ts (plugins: src/plugin/api.ts) instead, " +
+    "which loads no Node layer at start",
+  "node:url": "import from src/util/file_url.ts instead, which loads no Node layer at start",
+};
+
 const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
 const CODE = /\.[cm]?[jt]sx?$/;
 
@@ -52,6 +63,8 @@ export async function checkTree(root: string): Promise<string[]> {
     }
     const targets = new Set<string>();
     for (const specifier of importSpecifiers(texts[index])) {
+      const instead = NODE_REPLACED[specifier];
+      if (instead) problems.push(`${file} imports ${specifier}: ${instead}`);
       if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;
       const target = relative(root, resolve(root, dirname(file), specifier));
       if (targets.has(target)) continue;

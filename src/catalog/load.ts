@@ -4,7 +4,7 @@
  * Never throws for a broken file or entry: it is reported in `warnings` with its path and the
  * other layers still load.
  */
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { isLooser } from "../config/trust.ts";
 import type { AgentTypeDef, SkillDef, TeamDef } from "../plugin/api.ts";
 import { type Action, type Category, DEFAULT_ACTIONS } from "../shared/types.ts";

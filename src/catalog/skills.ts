@@ -4,7 +4,7 @@
  * Either may start with YAML front matter (`description`, `tags`, `name`); the body is the
  * skill's content. The file or folder name is the skill's name.
  */
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { firstIssue, FrontMatterSchema, NAME_PATTERN, NAME_RULE } from "./schema.ts";
 import { splitFrontMatter } from "./front_matter.ts";
 import { leavesWorktree, readCatalogText } from "./read.ts";

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve } from "../util/path.ts";
 import {
   buildReport,
   EvalCancelled,

@@ -2,7 +2,7 @@
  * `svc fleet`: the roster commands (init, add, remove, enable, disable, config), the supervisor
  * commands (up, down, restart) and what reads its state (status, logs).
  */
-import { join, relative } from "node:path";
+import { join, relative } from "../util/path.ts";
 import { configPaths } from "../config/load.ts";
 import { isTrusted, setTrusted } from "../config/trust.ts";
 import {

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve } from "../util/path.ts";
 import { Command } from "commander";
 import type { PluginInfo } from "../plugin/mod.ts";
 import { grantSummary } from "../plugin/grant.ts";

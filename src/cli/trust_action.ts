@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve } from "../util/path.ts";
 import { pathExists } from "../util/fs.ts";
 import { isInside } from "../util/paths.ts";
 import { loadTrusted, setTrusted, trustedPath } from "../config/trust.ts";

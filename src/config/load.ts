@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { type Config, ConfigSchema, REMOVED_KEYS } from "./schema.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";

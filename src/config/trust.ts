@@ -4,7 +4,7 @@
  * what would loosen it is dropped (and named in a warning) and local plugins are not loaded.
  * Trust lives in `~/.config/svc/trusted.json`, a list of folders, each trusting everything inside.
  */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../util/path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";

@@ -4,7 +4,7 @@
  * `min_calls` and `args`; svc names the rest (`prompt`, `files`, `expected`, `verify`, and inside
  * `verify` the outcome checks `answer` and `files`, plus `description` and `permissions`).
  */
-import { posix } from "node:path";
+import { isAbsolute, normalize } from "../util/path.ts";
 import * as z from "zod";
 
 /** A fixture that cannot be used; the message names where it came from and the field. */
@@ -17,13 +17,13 @@ export function unsafeRelativePath(path: string): string | undefined {
   if (path === "") return "is empty";
   if (path.includes("\0")) return "contains a NUL character";
   if (path.includes("\\")) return "contains a backslash; use / between folders";
-  if (posix.isAbsolute(path) || /^[A-Za-z]:/.test(path)) {
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path)) {
     return "is absolute; give a path relative to the trial worktree";
   }
   if (path.split("/").some((part) => part === "..")) {
     return "contains a .. segment; files stay inside the trial worktree";
   }
-  if (posix.normalize(path) === "." || path.endsWith("/")) return "names a folder, not a file";
+  if (normalize(path) === "." || path.endsWith("/")) return "names a folder, not a file";
   if (path.length > 1024) return "is longer than 1024 characters";
   return undefined;
 }
@@ -139,7 +139,7 @@ export const FixtureSchema = z.strictObject({
       }
     }
   });
-  const paths = Object.keys(fixture.files).map((p) => posix.normalize(p));
+  const paths = Object.keys(fixture.files).map((p) => normalize(p));
   const set = new Set(paths);
   for (const path of paths) {
     const parts = path.split("/");

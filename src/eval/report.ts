@@ -4,7 +4,7 @@
  * `<dir>/transcripts/<n>-<model>/<fixture>/trial-<k>.json`.
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import type { Config } from "../config/schema.ts";
 import { composeSystemMessages } from "../engine/system_prompt.ts";
 import { Runtime } from "../runtime/runtime.ts";

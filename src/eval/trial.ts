@@ -3,7 +3,7 @@
  * in-memory session, the eval permissions, a limit on tool rounds and a wall-clock timeout.
  * Nothing is written to the user's worktree or sessions; the temporary worktree is removed.
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../util/path.ts";
 import type { Config } from "../config/schema.ts";
 import { ConfigSchema } from "../config/schema.ts";
 import type { TurnError, TurnResult, TurnStatus } from "../engine/events.ts";

@@ -8,7 +8,7 @@
  * truncation can be lost).
  */
 import { closeSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname } from "../util/path.ts";
 import { concatBytes } from "../util/byte_list.ts";
 
 /** Rotated copies kept beside the log (`.1` newest). */

@@ -4,7 +4,7 @@
  * prompt a run is given (type prompt or the generic recurring-job prompt, `## Job task`, the
  * job's system_prompt, `## Run memory`).
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "../util/path.ts";
 import { localDir } from "../util/dirs.ts";
 import { readTextCapped } from "../util/fs.ts";
 import { isInside } from "../util/paths.ts";

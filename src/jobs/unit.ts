@@ -3,7 +3,7 @@
  * `svc jobs --path <worktree> daemon` at login and restarts it when it fails. SIGTERM (what
  * `systemctl --user stop` sends) cancels the running attempt, saves it and exits 0.
  */
-import { basename, join } from "node:path";
+import { basename, join } from "../util/path.ts";
 import { launcherPath } from "../util/launcher.ts";
 
 /**

@@ -16,6 +16,21 @@ export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
  * `confineTo` keeps the write inside a folder even when a symbolic link is swapped meanwhile.
  */
 export { writeFileAtomic } from "../util/atomic.ts";
+/**
+ * POSIX path functions with `node:path`'s results, without loading Deno's Node layer at start
+ * (src/util/path.ts).
+ */
+export {
+  basename,
+  dirname,
+  extname,
+  isAbsolute,
+  join,
+  normalize,
+  relative,
+  resolve,
+  sep,
+} from "../util/path.ts";
 /** Sends a signal to the process group a child was started in (false when it is gone). */
 export { signalGroup } from "../util/process_group.ts";
 

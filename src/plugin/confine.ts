@@ -3,7 +3,7 @@
  * symbolic link inside the folder would let it read wherever the link points (a global plugin's
  * `keys -> ../../providers.json` would reach svc's API keys). Such a folder is refused.
  */
-import { join, relative } from "node:path";
+import { join, relative } from "../util/path.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 
 /** Most entries looked at in one plugin folder. */

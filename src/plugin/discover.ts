@@ -1,5 +1,5 @@
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "../util/path.ts";
+import { fileURLToPath } from "../util/file_url.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { incompatibility, type Manifest, readManifest } from "./manifest.ts";
 import { rememberManifest } from "./manifest_memo.ts";

@@ -1,5 +1,5 @@
 import { pathExists } from "../util/fs.ts";
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { type Candidate, discoverPlugins, type PluginOrigin, pluginRoots } from "./discover.ts";
 import type { RootOptions } from "./discover.ts";
 import { folderProblem } from "./confine.ts";

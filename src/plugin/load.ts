@@ -1,6 +1,6 @@
 import { BUNDLED_PLUGINS } from "../config/schema.ts";
 import type { ServiceDef } from "./api.ts";
-import { pathToFileURL } from "node:url";
+import { pathToFileURL } from "../util/file_url.ts";
 import {
   type Candidate,
   discoverPlugins,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import * as z from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";

@@ -3,7 +3,7 @@
  * (global or local) plugin's Worker gets from it. Nothing declared means nothing granted beyond
  * reading the plugin's own folder (its code has to load).
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "../util/path.ts";
 import * as z from "zod";
 import { globalConfigDir } from "../util/dirs.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";

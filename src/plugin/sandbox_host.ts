@@ -7,7 +7,7 @@
  * stopped (its process killed or gone) and the plugin reported errored (while loading) or its
  * pending calls failed (later).
  */
-import { pathToFileURL } from "node:url";
+import { pathToFileURL } from "../util/file_url.ts";
 import type { Config } from "../config/schema.ts";
 import type { ToolContext, ToolOutput } from "../tool/types.ts";
 import type { PluginGrant } from "./grant.ts";

@@ -7,8 +7,8 @@
  * binary cannot start a `deno run` child; there the Worker runs in svc's process, without those
  * two guarantees.
  */
-import { basename } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename } from "../util/path.ts";
+import { fileURLToPath } from "../util/file_url.ts";
 import { denoFlags, type PluginGrant, workerPermissions } from "./grant.ts";
 import type { HostMessage, WorkerMessage } from "./sandbox_protocol.ts";
 

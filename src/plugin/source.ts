@@ -1,4 +1,4 @@
-import { basename, join, resolve } from "node:path";
+import { basename, join, resolve } from "../util/path.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 
 /** How a plugin was installed: a git clone or a copy of a local folder. */

@@ -3,7 +3,7 @@
  * the program has read it (the whole word, an option's attached value, a `name=value` value), and
  * whether any of them lands outside the worktree. Every resolution spends the decision's budget.
  */
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import {
   type Budget,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { localDir } from "../util/dirs.ts";
 import type { PermissionRecord } from "../shared/types.ts";
 

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve } from "../util/path.ts";
 
 /** Canonical worktree: `--path`, else the directory svc was launched from. */
 export function resolveWorktree(path?: string): string {

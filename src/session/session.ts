@@ -1,5 +1,5 @@
 import { pathExists, readTextCapped, UnreadableFileError } from "../util/fs.ts";
-import { basename, join } from "node:path";
+import { basename, join } from "../util/path.ts";
 import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
@@ -369,7 +369,7 @@ export async function readSessionFile(path: string): Promise<SessionData> {
       `Session file ${path} is not a valid session (${problem}); it was left untouched`,
     );
   }
-  data.name = basename(path, ".json");
+  data.name = basename(path).replace(/\.json$/, "");
   data.errors = Array.isArray(data.errors) ? data.errors : [];
   data.permissions = Array.isArray(data.permissions) ? data.permissions : [];
   return data;

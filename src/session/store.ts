@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "../util/path.ts";
 import { localDir } from "../util/dirs.ts";
 import { pathExists } from "../util/fs.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";

@@ -1,4 +1,4 @@
-import { dirname, join } from "node:path";
+import { dirname, join } from "./path.ts";
 import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";
 import type { AtomicWriteOptions } from "./atomic_options.ts";

@@ -6,7 +6,7 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "./path.ts";
 import type { AtomicWriteOptions } from "./atomic_options.ts";
 import { outside } from "./outside.ts";
 import { canonicalPath, isInside } from "./paths.ts";

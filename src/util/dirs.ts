@@ -1,4 +1,4 @@
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "./path.ts";
 
 /**
  * `~/.config/svc`, from HOME (USERPROFILE on Windows). Without an absolute home svc refuses to

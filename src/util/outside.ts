@@ -1,5 +1,5 @@
 /** The refusal of a write that would leave its root folder (no file system access here). */
-import { resolve } from "node:path";
+import { resolve } from "./path.ts";
 import { isInside } from "./paths.ts";
 
 /** A write was refused because its folder lies, or came to lie, outside the root. */

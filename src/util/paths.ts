@@ -1,4 +1,9 @@
-import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "./path.ts";
+
+/** `/` for an absolute path, else nothing. */
+function rootOf(path: string): string {
+  return isAbsolute(path) ? sep : "";
+}
 
 /**
  * Canonical absolute form of `path` (relative paths resolve against `base`): symlinks are
@@ -10,7 +15,7 @@ export function canonicalPath(base: string, path: string): string {
   // The kernel takes `..` after a symlink from the link's target, not lexically: resolve the parts
   // before each `..` for real first (`up/../x` with `up -> ../..` is two levels up).
   const absolute = isAbsolute(path) ? path : `${base}${sep}${path}`;
-  const root = parse(absolute).root;
+  const root = rootOf(absolute);
   const names = absolute.slice(root.length).split(/[\\/]+/);
   if (!names.includes("..")) return canonicalNoDots(resolve(base, path));
   let current = root;
@@ -36,7 +41,7 @@ export function canonicalPath(base: string, path: string): string {
 function canonicalNoDots(absolute: string): string {
   let current = absolute;
   for (let hops = 0; hops <= 64; hops++) {
-    const root = parse(current).root;
+    const root = rootOf(current);
     const names = current.slice(root.length).split(/[\\/]+/).filter(Boolean);
     const prefix = (k: number) => root + names.slice(0, k).join(sep);
     const real = (k: number) => {

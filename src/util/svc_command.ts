@@ -4,7 +4,7 @@
  * main module (whose deno.json, found beside it, brings the import map and the unstable flags); a
  * compiled binary runs itself, its permissions built in.
  */
-import { fileURLToPath } from "node:url";
+import { fileURLToPath } from "./file_url.ts";
 import { launcherPath } from "./launcher.ts";
 
 /**

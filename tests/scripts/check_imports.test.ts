@@ -28,7 +28,8 @@ Deno.test("the import checker accepts a clean tree that only imports downwards",
     "src/engine/loop.ts":
       'import type { T } from "../shared/types.ts";\nimport "../util/ids.ts";\n',
     "src/shared/types.ts": 'import { VERSION } from "../version.ts";\nexport type T = 1;\n',
-    "src/util/ids.ts": 'import * as z from "zod";\nimport { join } from "node:path";\n',
+    "src/util/ids.ts": 'import * as z from "zod";\nimport { join } from "./path.ts";\n',
+    "src/util/path.ts": "export const join = 1;\n",
     "plugins/svc-core-x/mod.ts": 'import type { Tool } from "../../src/plugin/api.ts";\n' +
       'import { runShell } from "../../src/tool/shell.ts";\nimport "./src/own.ts";\n',
     "plugins/svc-core-x/src/own.ts": "export {};\n",
@@ -45,6 +46,21 @@ Deno.test("the import checker refuses zod's named z export, which keeps every lo
   });
   const why = 'imports { z } from "zod": write import * as z from "zod" (bundle size)';
   assert.deepEqual(await checkTree(t.root), [`src/util/a.ts ${why}`, `src/util/b.ts ${why}`]);
+});
+
+Deno.test("the import checker refuses node:path and node:url in src/ and plugins/, which load Deno's Node layer at start", async () => {
+  await using t = await tree({
+    "src/util/a.ts": 'import { join } from "node:path";\n',
+    "src/cli/b.ts": 'const { fileURLToPath } = await import("node:url");\n',
+    "plugins/svc-core-x/mod.ts": 'export { dirname } from "node:path";\n',
+    "plugins/svc-core-x/tests/own.test.ts": 'import { join } from "node:path";\n',
+    "src/util/c.ts": 'import { createServer } from "node:http";\n',
+  });
+  assert.deepEqual(await checkTree(t.root), [
+    "src/cli/b.ts imports node:url: import from src/util/file_url.ts instead, which loads no Node layer at start",
+    "src/util/a.ts imports node:path: import from src/util/path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
+    "plugins/svc-core-x/mod.ts imports node:path: import from src/util/path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
+  ]);
 });
 
 Deno.test("the import checker accepts a tree without src/shared/", async () => {

@@ -3,7 +3,7 @@
  * default from the worktree (deno.json, package.json scripts, a Python project). A leading
  * python or python3 resolves to the interpreter on PATH.
  */
-import { join } from "node:path";
+import { join } from "../../../src/plugin/api.ts";
 import { which } from "../../../src/tool/shell.ts";
 
 /** Which dev tool is asking. */

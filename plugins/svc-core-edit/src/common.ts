@@ -1,5 +1,5 @@
 /** Helpers shared by file_write and file_edit: how and where a write lands, line counts. */
-import { dirname, resolve } from "node:path";
+import { dirname, resolve } from "../../../src/plugin/api.ts";
 import type { ToolContext } from "../../../src/plugin/api.ts";
 
 /**

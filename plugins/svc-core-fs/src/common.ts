@@ -1,5 +1,5 @@
 /** Helpers shared by the svc-core-fs tools: display paths, noise and binary rules, sizes. */
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative } from "../../../src/plugin/api.ts";
 
 /** Directory names that glob, grep and list_dir trees never descend into. */
 export const NOISE_DIRS: ReadonlySet<string> = new Set([

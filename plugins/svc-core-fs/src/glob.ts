@@ -1,5 +1,5 @@
 /** glob: files and directories matching a pattern, recursively, noise directories skipped. */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../../../src/plugin/api.ts";
 import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";

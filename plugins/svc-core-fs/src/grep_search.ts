@@ -1,5 +1,5 @@
 /** The two grep engines, ripgrep and in-process, which must agree on every match they report. */
-import { join } from "node:path";
+import { join } from "../../../src/plugin/api.ts";
 import { GREP_MAX_FILE_BYTES } from "./common.ts";
 import { runRipgrep } from "./ripgrep.ts";
 import { pathMatcher, TimeSlice, walkFiles } from "./walk.ts";

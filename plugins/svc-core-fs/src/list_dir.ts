@@ -1,5 +1,5 @@
 /** list_dir: sorted directory entries with sizes, or an indented tree when depth > 1. */
-import { join } from "node:path";
+import { join } from "../../../src/plugin/api.ts";
 import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";

@@ -1,5 +1,5 @@
 /** The in-process tree walk behind glob and grep when ripgrep is not available. */
-import { join } from "node:path";
+import { join } from "../../../src/plugin/api.ts";
 import type picomatchType from "./picomatch.d.ts";
 import { NOISE_DIRS } from "./common.ts";
 

@@ -1,6 +1,6 @@
 /** The `git_commit` tool: stage paths inside the worktree and commit; always ask-gated. */
 import * as z from "zod";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { gitOutput, runGit } from "./git_run.ts";
 

@@ -3,7 +3,7 @@
  * for the no-index guard: `git diff` compares two files on disk, bypassing the repository, when
  * it runs outside a repository or when one of exactly two paths lies outside it.
  */
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
 import { runGit } from "./git_run.ts";
 
 /**

@@ -6,7 +6,7 @@
  * local file counts only in a trusted worktree (`svc trust`); otherwise it came with the
  * repository and could send every query to a server of its choosing.
  */
-import { join } from "node:path";
+import { join } from "../../../src/plugin/api.ts";
 import * as z from "zod";
 import { readTextCapped, UnreadableFileError } from "../../../src/plugin/api.ts";
 import { needsApproval } from "./target.ts";
