@@ -37,6 +37,8 @@ const args = [
   // and dist/src/plugin/sandbox_process.js (the child process that hosts it).
   "src/plugin/sandbox_worker.ts",
   "src/plugin/sandbox_process.ts",
+  // The EventEmitter commander extends, as plain JavaScript (lazyCommanderBuiltins).
+  "src/cli/commander_events.ts",
   ...plugins.map((p) => p.entry),
 ];
 const { success, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -101,20 +103,22 @@ async function lazyRequire(dir: string): Promise<void> {
 }
 
 /**
- * commander imports `node:fs`, `node:child_process`, `node:process` and `node:util` at its top
- * for executable subcommands (which svc has none of) and for printing, and loading them costs Deno
- * about 50 ms
- * on every start (its Node layer is compiled on first use). In the bundle the three default
- * imports become objects that load the module at their first use, and `stripVTControlCharacters`
- * a function that does, so a command that never prints
- * help or an error through commander never loads them. Only commander's chunk is rewritten, and
- * the build fails when the three imports are not found as expected.
+ * commander imports `node:fs`, `node:child_process`, `node:process`, `node:path` and `node:util`
+ * at its top for executable subcommands (which svc has none of) and for printing, and its Command
+ * class extends `node:events`' EventEmitter. The first `node:` import of a process loads Deno's
+ * Node layer, 10-50 ms by module (docs/performance.md). In the bundle the four default imports
+ * become objects that load the module at their first use, `stripVTControlCharacters` a function
+ * that does, and EventEmitter comes from the `events` package (src/cli/commander_events.ts), so a
+ * command that never prints help or an error through commander loads no Node module. Only
+ * commander's chunk is rewritten, and the build fails when an import is not found as expected or
+ * the chunk still imports a `node:` module.
  */
 async function lazyCommanderBuiltins(dir: string): Promise<void> {
   const names = {
     "node:fs": "fs",
     "node:child_process": "childProcess",
     "node:process": "process",
+    "node:path": "path",
   };
   const helper = "const __svc_lazy_builtin = (id) => {\n" +
     "  let real;\n" +
@@ -152,6 +156,17 @@ async function lazyCommanderBuiltins(dir: string): Promise<void> {
     });
     if (strips === 0 || /from "node:util"/.test(text)) {
       throw new Error(`${path}: commander's node:util imports changed; update scripts/bundle.ts`);
+    }
+    // Command extends EventEmitter: take it from the `events` package (src/cli/commander_events.ts).
+    const events = 'import { EventEmitter } from "node:events";\n';
+    if (!text.includes(events)) {
+      throw new Error(`${path}: commander's node:events import changed; update scripts/bundle.ts`);
+    }
+    text = text.replace(events, 'import { EventEmitter } from "./src/cli/commander_events.js";\n');
+    if (/from "node:/.test(text)) {
+      throw new Error(
+        `${path}: commander's chunk still imports a node: module; see scripts/bundle.ts`,
+      );
     }
     const firstImport = text.search(/^import /m);
     text = text.slice(0, firstImport) + helper + text.slice(firstImport);
