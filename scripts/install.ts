@@ -20,8 +20,9 @@ const root = new URL("../", import.meta.url).pathname;
 const distArg = Deno.args.find((a) => a.startsWith("--dist="));
 const dist = distArg ? resolve(distArg.slice("--dist=".length)) : join(root, "dist");
 const installArgs = Deno.args.filter((a) => a !== distArg);
-const lib = join(installRoot(installArgs), "lib", "svc");
-const bin = join(installRoot(installArgs), "bin");
+const prefix = installRoot(installArgs);
+const lib = join(prefix, "lib", "svc");
+const bin = join(prefix, "bin");
 
 /** Where `deno install -g` puts `bin/`: `--root`, else DENO_INSTALL_ROOT, else ~/.deno. */
 function installRoot(args: string[]): string {
@@ -88,8 +89,8 @@ async function writeLauncher(): Promise<void> {
     main: join(lib, "main.js"),
   });
   const staging = `${launcher}.new-${Deno.pid}`;
-  await Deno.writeTextFile(staging, text, { mode: 0o755 });
-  await Deno.chmod(staging, 0o755);
+  await Deno.writeTextFile(staging, text);
+  await Deno.chmod(staging, 0o755); // not the mode option: the umask would narrow it
   await rename(staging, launcher);
 }
 
