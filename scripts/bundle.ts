@@ -60,6 +60,7 @@ for (const plugin of plugins) {
   const manifest = { ...plugin.manifest, entry: "mod.js" };
   await Deno.writeTextFile(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 }
+await writeBuildId(dist);
 // Deno reads the deno.json beside the main module: the import map (third-party plugins import bare
 // names like `zod`) and the unstable flags (the plugin sandbox's Worker options). No lock file.
 const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
@@ -174,4 +175,40 @@ async function lazyCommanderBuiltins(dir: string): Promise<void> {
     rewritten++;
   }
   if (rewritten !== 1) throw new Error(`expected commander in one chunk, found it in ${rewritten}`);
+}
+
+/**
+ * Writes the build's identity into `src/util/build_id.ts`'s chunk: a hash of every file of the build.
+ * An installed svc remembers validated config, manifests and tool schemas per build id
+ * (src/util/start_memo.ts), so a different build never reuses what another one remembered.
+ */
+async function writeBuildId(dir: string): Promise<void> {
+  const files: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of Deno.readDirSync(at)) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory) walk(path);
+      else if (entry.isFile) files.push(path);
+    }
+  };
+  walk(dir);
+  files.sort();
+  const placeholder = "var BUILD_ID = null;";
+  const holders = files.filter((f) =>
+    f.endsWith(".js") && Deno.readTextFileSync(f).includes(placeholder)
+  );
+  if (holders.length !== 1) {
+    throw new Error(`expected one chunk defining BUILD_ID as null, found ${holders.length}`);
+  }
+  const hash = new Uint8Array(
+    await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(
+        files.map((f) => `${relative(dir, f)}\0${Deno.readTextFileSync(f)}`).join("\0"),
+      ),
+    ),
+  );
+  const id = Array.from(hash.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("");
+  const text = Deno.readTextFileSync(holders[0]);
+  Deno.writeTextFileSync(holders[0], text.replace(placeholder, `var BUILD_ID = "${id}";`));
 }
