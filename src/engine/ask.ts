@@ -1,4 +1,4 @@
-import * as z from "zod";
+import type { Zod } from "../tool/arg_schema.ts";
 import type { AskRequest, Tool } from "../tool/types.ts";
 import type { Lead } from "./deps.ts";
 
@@ -12,12 +12,13 @@ export const askTool: Tool = {
   category: "ask",
   description:
     "Ask a question and wait for the answer. target 'human' (default) asks the operator; 'lead' asks the agent that delegated your task. Use only when you cannot proceed without it.",
-  schema: z.object({
-    question: z.string().min(1),
-    context: z.string().optional(),
-    options: z.array(z.string()).optional(),
-    target: z.enum(["human", "lead"]).optional(),
-  }),
+  schema: (z: Zod) =>
+    z.object({
+      question: z.string().min(1),
+      context: z.string().optional(),
+      options: z.array(z.string()).optional(),
+      target: z.enum(["human", "lead"]).optional(),
+    }),
   async run(args, ctx) {
     const request: AskRequest = {
       question: String(args.question),

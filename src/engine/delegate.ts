@@ -2,9 +2,9 @@
  * The `delegate` tool and what it runs: a sub-agent of a named agent type, in-process, one at a
  * time per lead, in its own session linked to the lead's.
  */
-import * as z from "zod";
 import type { AgentType } from "../catalog/types.ts";
 import type { SessionLog } from "../session/log.ts";
+import type { Zod } from "../tool/arg_schema.ts";
 import type { Tool, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent } from "./events.ts";
 import { answerOf, type LeadEngine, runSubAgent, succeeded } from "./sub_agent.ts";
@@ -20,16 +20,20 @@ export function delegateDescription(types: readonly AgentType[] = []): string {
   return `${base} Types: ${list.join("; ")}.`;
 }
 
+/** The arguments of `delegate`: one builder, so every delegate tool shares its remembered schema. */
+const delegateSchema = (z: Zod) =>
+  z.object({
+    type: z.string().min(1).describe("agent type name"),
+    task: z.string().min(1).describe("the whole task, with the context the sub-agent needs"),
+  });
+
 /** The `delegate` tool; the engine behind the call runs the sub-agent (`ToolContext.delegate`). */
 export function delegateTool(types: readonly AgentType[] = []): Tool {
   return {
     name: "delegate",
     category: "delegate",
     description: delegateDescription(types),
-    schema: z.object({
-      type: z.string().min(1).describe("agent type name"),
-      task: z.string().min(1).describe("the whole task, with the context the sub-agent needs"),
-    }),
+    schema: delegateSchema,
     async run(args, ctx) {
       if (!ctx.delegate) {
         return { content: "Error: delegate runs only inside an agent turn", ok: false };

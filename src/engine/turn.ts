@@ -3,7 +3,7 @@ import type { SessionLog } from "../session/log.ts";
 import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent, ToolCallRecord, TurnError, TurnResult, TurnStatus } from "./events.ts";
 import type { ApprovalMemory } from "../tool/approval.ts";
-import type { ToolRegistry } from "../tool/registry.ts";
+import { prepareSchemas, type ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
 import { type CallEnv, runToolCalls, TOKEN_CAP_REFUSAL } from "./calls.ts";
@@ -75,6 +75,7 @@ export class Turn {
     const system = await composeSystemMessages(deps.config, deps.worktree, {
       typePrompt: deps.typePrompt,
     });
+    await prepareSchemas(offered);
     const schemas = offered.map((t) => view.schemaOf(t));
     let status: TurnStatus | null = null;
     for (let round = 1; status === null; round++) {

@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.ts";
 import { composeSystemMessages } from "../engine/system_prompt.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { offeredTools } from "../tool/judge.ts";
+import { prepareSchemas } from "../tool/registry.ts";
 import { VERSION } from "../version.ts";
 import type { Comparison, FixtureResult, ModelSummary } from "./aggregate.ts";
 import type { Fixture } from "./fixture.ts";
@@ -85,6 +86,7 @@ export async function provenance(
   const registry = new Runtime({ worktree: "/", config, tools: setup.tools }).registry;
   const offered = offeredTools(registry, { config, worktree: "/" });
   const sorted = [...fixtures].sort((a, b) => (a.id < b.id ? -1 : 1));
+  await prepareSchemas(offered);
   return {
     svc_version: VERSION,
     models: [...models],

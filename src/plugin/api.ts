@@ -6,6 +6,8 @@
 import type { Config } from "../config/schema.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
 export type { AskRequest, Tool, ToolContext, ToolHost, ToolOutput } from "../tool/types.ts";
+export type { ArgsOf, SchemaBuilder, Zod } from "../tool/arg_schema.ts";
+export { loadZod } from "../tool/arg_schema.ts";
 export { bashAllowed, bashAllowPolicy } from "../policy/bash_allow.ts";
 /** Reads a settings file safely: regular files only, never more than a cap (FIFOs do not hang). */
 export { readTextCapped, UnreadableFileError } from "../util/fs.ts";

@@ -8,6 +8,8 @@
  */
 /// <reference lib="deno.worker" />
 import type { Config } from "../config/schema.ts";
+import * as z from "zod";
+import { argSchema, useZod } from "../tool/arg_schema.ts";
 import { toolContext } from "../tool/context.ts";
 import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 import type { CommandDef } from "./api.ts";
@@ -30,6 +32,10 @@ const configs = new Map<number, Config>();
 let requests = 0;
 
 lockDown();
+
+// A tool's schema may be a builder of zod (arg_schema.ts). zod is imported with this module: once
+// the plugin runs, the Worker may read only what its grant allows, so it could not load zod later.
+useZod(z);
 
 self.onmessage = (event: MessageEvent<HostMessage>) => {
   const message = event.data;
@@ -152,7 +158,13 @@ function toolData(tool: Tool): ToolData {
     }
   }
   if (tool.usesHost) throw refuse(`"usesHost" is not supported in a sandboxed plugin`);
-  const schema = tool.schema as unknown as {
+  let built: unknown;
+  try {
+    built = argSchema(tool);
+  } catch (err) {
+    throw refuse(`its schema could not be built (${describe(err)})`);
+  }
+  const schema = built as {
     toJSONSchema?: (options: object) => Record<string, unknown>;
     safeParse?: unknown;
   } | null;
@@ -192,7 +204,7 @@ async function call(
   let output: ToolOutput;
   try {
     if (!tool) throw new Error(`no tool ${name} in this plugin`);
-    const parsed = tool.schema.safeParse(args);
+    const parsed = argSchema(tool).safeParse(args);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) =>
         `${i.path.join(".") || "arguments"}: ${i.message}`

@@ -13,7 +13,7 @@ import { MemorySession } from "../session/memory.ts";
 import { subAgentName } from "../session/naming.ts";
 import { SessionStore } from "../session/store.ts";
 import { denyAll } from "../tool/approval.ts";
-import { ToolRegistry } from "../tool/registry.ts";
+import { prepareSchemas, ToolRegistry } from "../tool/registry.ts";
 import { ToolSet } from "../tool/tool_set.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
 import {
@@ -131,7 +131,7 @@ export class Runtime implements EngineFactory {
         .map((p) => `plugin ${p.name}: ${p.message}`),
       ...catalog.warnings,
     ];
-    return new Runtime({
+    const runtime = new Runtime({
       worktree,
       config,
       trusted,
@@ -144,6 +144,9 @@ export class Runtime implements EngineFactory {
       loaded,
       catalog,
     });
+    // The advertised tool schemas: remembered by an installed build, else built with zod now.
+    await prepareSchemas(runtime.registry.list());
+    return runtime;
   }
 
   /**

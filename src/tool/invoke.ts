@@ -6,6 +6,7 @@
 import type { Action, PermissionRecord } from "../shared/types.ts";
 import type { Approval, ApprovalMemory, Approver } from "./approval.ts";
 import { judgeToolCall, type PolicyScope, whyNotOffered } from "./judge.ts";
+import { loadZod, needsZod } from "./arg_schema.ts";
 import { normalizeToolCall } from "./normalize.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { truncateAtLine } from "./text.ts";
@@ -66,6 +67,8 @@ export interface Invocation {
 /** Runs one tool call through the single path. Never throws for tool or model errors. */
 export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<Invocation> {
   const started = performance.now();
+  const target = env.view.resolve(call.name);
+  if (target && needsZod(target)) await loadZod();
   const normalized = normalizeToolCall(env.view, call.name, call.arguments, env.offered);
   const inv: Invocation = {
     id: call.id,

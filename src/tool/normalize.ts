@@ -1,3 +1,4 @@
+import { argSchema } from "./arg_schema.ts";
 import type { Tool } from "./types.ts";
 import type { ToolRegistry } from "./registry.ts";
 
@@ -19,7 +20,8 @@ export type NormalizedCall =
 /**
  * Resolves a model's tool call to a canonical tool and validated arguments: aliases resolved,
  * argument aliases mapped, undeclared and null arguments dropped, numeric and boolean strings
- * coerced when the schema wants them. Failures come back as text for the model.
+ * coerced when the schema wants them. Failures come back as text for the model. A schema given
+ * as a builder needs `loadZod()` to have resolved (`invokeTool` sees to it).
  */
 export function normalizeToolCall(
   registry: ToolRegistry,
@@ -50,7 +52,8 @@ export function normalizeToolCall(
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { ok: false, tool, error: `Error: arguments for ${tool.name} must be a JSON object` };
   }
-  const shape = tool.schema.shape as Record<string, unknown>;
+  const schema = argSchema(tool);
+  const shape = schema.shape as Record<string, unknown>;
   const aliases = { ...ARG_ALIASES, ...tool.argAliases };
   const args: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(parsed)) {
@@ -59,10 +62,10 @@ export function normalizeToolCall(
     if (!target || !(target in shape) || target in args && key !== target) continue;
     args[target] = value;
   }
-  let result = tool.schema.safeParse(args);
+  let result = schema.safeParse(args);
   if (!result.success) {
     const failing = new Set(result.error.issues.map((i) => String(i.path[0])));
-    result = tool.schema.safeParse(coerce(args, failing));
+    result = schema.safeParse(coerce(args, failing));
   }
   if (!result.success) {
     const issues = result.error.issues.map((i) =>

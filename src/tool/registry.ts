@@ -1,4 +1,5 @@
-import * as z from "zod";
+import { openedStartMemo, startMemo } from "../util/start_memo.ts";
+import { argSchema, loadZod, needsZod } from "./arg_schema.ts";
 import type { Tool, ToolSchema } from "./types.ts";
 import { assignWireNames, checkToolName } from "./wire_name.ts";
 
@@ -95,10 +96,43 @@ export class ToolRegistry {
   }
 }
 
+/**
+ * Makes the advertised schemas of `tools` available without zod where an installed build
+ * remembers them (start_memo.ts); loads zod, builds the others and remembers them otherwise.
+ * `schemaOf` needs this first for tools whose zod schema is a builder (`ToolSet` and the turn see
+ * to it).
+ */
+export async function prepareSchemas(tools: readonly Tool[]): Promise<void> {
+  const memo = await startMemo();
+  const missing = tools.filter((tool) => {
+    const key = memoKey(tool);
+    return key !== null && memo.get(PARAMETERS, key) === undefined;
+  });
+  if (!missing.length) return;
+  if (missing.some(needsZod)) await loadZod();
+  await memo.remember(PARAMETERS, missing.map((tool) => [memoKey(tool)!, derived(tool)]));
+}
+
+/** The memo kind of advertised argument schemas. */
+const PARAMETERS = "tool_parameters";
+
+/** A builder's tool is remembered under its name and the builder's source (one build's code). */
+function memoKey(tool: Tool): string | null {
+  return !tool.parameters && typeof tool.schema === "function"
+    ? `${tool.name}\0${String(tool.schema)}`
+    : null;
+}
+
 /** The JSON schema of a tool's arguments: its own `parameters`, else derived from `schema`. */
 function parametersOf(tool: Tool): Record<string, unknown> {
   if (tool.parameters) return tool.parameters;
-  const parameters = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
+  const key = memoKey(tool);
+  const known = key === null ? undefined : openedStartMemo()?.get(PARAMETERS, key);
+  return known ? structuredClone(known) as Record<string, unknown> : derived(tool);
+}
+
+function derived(tool: Tool): Record<string, unknown> {
+  const parameters = argSchema(tool).toJSONSchema({ io: "input" }) as Record<string, unknown>;
   delete parameters.$schema;
   stripSafeIntegerBounds(parameters);
   return parameters;

@@ -94,8 +94,12 @@ export interface Tool {
   category: Category;
   /** Written for the model; keep it short. */
   description: string;
-  /** zod object schema of the arguments; undeclared arguments are dropped before `run`. */
-  schema: z.ZodObject;
+  /**
+   * zod object schema of the arguments; undeclared arguments are dropped before `run`. A function
+   * of the zod namespace builds it on first use instead (arg_schema.ts), which keeps zod off the
+   * start of a turn that does not call the tool.
+   */
+  schema: z.ZodObject | ((zod: typeof z) => z.ZodObject);
   /**
    * The JSON schema advertised for the arguments when it comes from elsewhere (an MCP server's
    * `inputSchema`, size-capped by its plugin). Without it the advertised schema is derived from

@@ -1,12 +1,13 @@
 /** code_test, code_lint and code_format: the project's own commands, gated like run_command. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import { bashAllowed, bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
 import { devCommand, type DevConfig, type DevKind } from "./detect.ts";
 
-const schema = z.object({
-  target: z.string().optional().describe("optional file, folder or test name to narrow the run"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    target: z.string().optional().describe("optional file, folder or test name to narrow the run"),
+  });
 
 const WHAT = { test: "Run the tests", lint: "Run the linter", format: "Run the formatter" };
 

@@ -1,17 +1,18 @@
 /** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
 import { writeOptions, writeTarget } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
 
-const schema = z.object({
-  path: z.string().describe("File path"),
-  old: z.string(),
-  new: z.string(),
-  count: z.number().int().min(0).optional().describe("Default 1; 0 = all"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    path: z.string().describe("File path"),
+    old: z.string(),
+    new: z.string(),
+    count: z.number().int().min(0).optional().describe("Default 1; 0 = all"),
+  });
 
 /** The file_edit tool. */
 export const fileEdit: Tool = {
@@ -23,11 +24,11 @@ export const fileEdit: Tool = {
   aliases: ["edit"],
   argAliases: { old_text: "old", new_text: "new", file: "path" },
   pathArgs: ["path"],
-  run: (args, ctx) => editFile(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => editFile(args as ArgsOf<typeof schema>, ctx),
 };
 
 async function editFile(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const abs = resolvePath(ctx.worktree, args.path);

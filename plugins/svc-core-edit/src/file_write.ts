@@ -1,14 +1,15 @@
 /** file_write: creates, overwrites or appends to a text file, crash-safely. */
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
 import { countLines, writeOptions, writeTarget } from "./common.ts";
 
-const schema = z.object({
-  path: z.string().describe("File path"),
-  content: z.string(),
-  mode: z.enum(["write", "append"]).optional().describe("Default write"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    path: z.string().describe("File path"),
+    content: z.string(),
+    mode: z.enum(["write", "append"]).optional().describe("Default write"),
+  });
 
 /** The file_write tool. */
 export const fileWrite: Tool = {
@@ -19,11 +20,11 @@ export const fileWrite: Tool = {
   schema,
   aliases: ["write_file", "write"],
   pathArgs: ["path"],
-  run: (args, ctx) => writeFile(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => writeFile(args as ArgsOf<typeof schema>, ctx),
 };
 
 async function writeFile(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const abs = resolvePath(ctx.worktree, args.path);

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { fileEdit } from "../src/file_edit.ts";
 import { context, names, worktree } from "./_context.ts";
+import { argSchema, loadZod } from "../../../src/tool/arg_schema.ts";
+
+await loadZod();
 
 const SOURCE = "function greet() {\n  return 'hi';\n}\n\nfunction part() {\n  return 'bye';\n}\n";
 
@@ -147,7 +150,12 @@ Deno.test("file_edit edits through a symlink and keeps the link", async () => {
 
 Deno.test("file_edit declares its alias and argument aliases", () => {
   assert.deepEqual(
-    [fileEdit.aliases, fileEdit.argAliases, fileEdit.pathArgs, Object.keys(fileEdit.schema.shape)],
+    [
+      fileEdit.aliases,
+      fileEdit.argAliases,
+      fileEdit.pathArgs,
+      Object.keys(argSchema(fileEdit).shape),
+    ],
     [["edit"], { old_text: "old", new_text: "new", file: "path" }, ["path"], [
       "path",
       "old",

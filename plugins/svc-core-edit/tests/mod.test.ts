@@ -2,13 +2,18 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { register_tools } from "../mod.ts";
+import { argSchema, loadZod } from "../../../src/tool/arg_schema.ts";
+
+await loadZod();
 
 const registered: Tool[] = [];
 register_tools({ add: (tool) => registered.push(tool) });
 
 Deno.test("svc-core-edit registers file_write and file_edit in the edit category", () => {
   assert.deepEqual(
-    registered.map((t) => [t.name, t.category, t.aliases, t.pathArgs, Object.keys(t.schema.shape)]),
+    registered.map((
+      t,
+    ) => [t.name, t.category, t.aliases, t.pathArgs, Object.keys(argSchema(t).shape)]),
     [
       ["file_write", "edit", ["write_file", "write"], ["path"], ["path", "content", "mode"]],
       ["file_edit", "edit", ["edit"], ["path"], ["path", "old", "new", "count"]],
@@ -19,7 +24,7 @@ Deno.test("svc-core-edit registers file_write and file_edit in the edit category
 Deno.test("svc-core-edit descriptions and schemas stay compact for the 10 KB request budget", () => {
   for (const tool of registered) {
     const description = new TextEncoder().encode(tool.description).length;
-    const schema = JSON.stringify(z.toJSONSchema(tool.schema, { io: "input" })).length;
+    const schema = JSON.stringify(z.toJSONSchema(argSchema(tool), { io: "input" })).length;
     assert.ok(description <= 350, `${tool.name} description is ${description} bytes`);
     assert.ok(description + schema <= 900, `${tool.name} totals ${description + schema} bytes`);
   }

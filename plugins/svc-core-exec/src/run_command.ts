@@ -1,12 +1,13 @@
 /** The run_command tool: one shell command in the worktree, gated by bash_allow. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import { bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
 import { runShell } from "../../../src/tool/shell.ts";
 
-const schema = z.object({
-  command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),
-  timeout: z.number().positive().optional().describe("seconds; default 120, max 600"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),
+    timeout: z.number().positive().optional().describe("seconds; default 120, max 600"),
+  });
 
 /** run_command: exit code, stdout and stderr of a shell command; the process group dies on timeout. */
 export const runCommandTool: Tool = {

@@ -1,14 +1,15 @@
 /** file_read: numbered lines of a text file under a header with line and character counts. */
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, formatSize, looksBinary } from "./common.ts";
 
-const schema = z.object({
-  path: z.string().describe("File path"),
-  offset: z.number().int().min(1).optional().describe("First line, 1-based"),
-  limit: z.number().int().min(0).optional().describe("Max lines"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    path: z.string().describe("File path"),
+    offset: z.number().int().min(1).optional().describe("First line, 1-based"),
+    limit: z.number().int().min(0).optional().describe("Max lines"),
+  });
 
 /** Room kept under tool_max_result_chars for the header and the continuation marker. */
 const RESERVE = 400;
@@ -22,11 +23,11 @@ export const fileRead: Tool = {
   schema,
   aliases: ["read_file", "read", "view"],
   pathArgs: ["path"],
-  run: (args, ctx) => readFile(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => readFile(args as ArgsOf<typeof schema>, ctx),
 };
 
 async function readFile(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const abs = resolvePath(ctx.worktree, args.path);

@@ -1,6 +1,6 @@
 /** glob: files and directories matching a pattern, recursively, noise directories skipped. */
 import { isAbsolute, join } from "../../../src/plugin/api.ts";
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath } from "./common.ts";
@@ -10,10 +10,11 @@ import { parentDirs, pathMatcher, scanBase, walkFiles } from "./walk.ts";
 /** Most matches glob lists before its marker. */
 export const GLOB_MAX_MATCHES = 200;
 
-const schema = z.object({
-  pattern: z.string().describe("e.g. *.ts or src/**/*.py"),
-  path: z.string().optional().describe("Directory, default ."),
-});
+const schema = (z: Zod) =>
+  z.object({
+    pattern: z.string().describe("e.g. *.ts or src/**/*.py"),
+    path: z.string().optional().describe("Directory, default ."),
+  });
 
 /** The glob tool. */
 export const glob: Tool = {
@@ -23,11 +24,11 @@ export const glob: Tool = {
     "Find files and dirs by glob, recursively; a pattern without / matches names at any depth. Dirs end with /. Skips .git, node_modules and other noise dirs. Max 200.",
   schema,
   pathArgs: ["path"],
-  run: (args, ctx) => globFiles(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => globFiles(args as ArgsOf<typeof schema>, ctx),
 };
 
 async function globFiles(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const root = resolvePath(ctx.worktree, args.path ?? ".");

@@ -1,5 +1,5 @@
 /** grep: regex search over files, `file:line: text`, via ripgrep when installed. */
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, GREP_MAX_FILE_BYTES } from "./common.ts";
@@ -14,11 +14,12 @@ import {
 /** Most matches grep lists before its marker. */
 export const GREP_MAX_MATCHES = 100;
 
-const schema = z.object({
-  pattern: z.string().describe("Regex; prefix (?i) ignores case"),
-  path: z.string().optional().describe("File or directory, default ."),
-  glob: z.string().optional().describe("File filter, e.g. *.ts"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    pattern: z.string().describe("Regex; prefix (?i) ignores case"),
+    path: z.string().optional().describe("File or directory, default ."),
+    glob: z.string().optional().describe("File filter, e.g. *.ts"),
+  });
 
 /** The grep tool. */
 export const grep: Tool = {
@@ -29,7 +30,7 @@ export const grep: Tool = {
   schema,
   aliases: ["find"],
   pathArgs: ["path"],
-  run: (args, ctx) => grepFiles(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => grepFiles(args as ArgsOf<typeof schema>, ctx),
 };
 
 /** Compiles the model's pattern; a leading `(?i)` becomes the ignore-case flag. */
@@ -49,7 +50,7 @@ export function compilePattern(pattern: string): GrepQuery | ToolOutput {
 }
 
 async function grepFiles(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const query = compilePattern(args.pattern);

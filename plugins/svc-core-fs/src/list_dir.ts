@@ -1,14 +1,15 @@
 /** list_dir: sorted directory entries with sizes, or an indented tree when depth > 1. */
 import { join } from "../../../src/plugin/api.ts";
-import * as z from "zod";
+import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, formatSize, NOISE_DIRS } from "./common.ts";
 
-const schema = z.object({
-  path: z.string().optional().describe("Default ."),
-  depth: z.number().int().min(1).optional().describe("Default 1"),
-});
+const schema = (z: Zod) =>
+  z.object({
+    path: z.string().optional().describe("Default ."),
+    depth: z.number().int().min(1).optional().describe("Default 1"),
+  });
 
 /** Deepest tree list_dir renders, whatever depth is asked. */
 const MAX_DEPTH = 12;
@@ -31,11 +32,11 @@ export const listDir: Tool = {
   schema,
   aliases: ["ls"],
   pathArgs: ["path"],
-  run: (args, ctx) => listDirectory(args as z.infer<typeof schema>, ctx),
+  run: (args, ctx) => listDirectory(args as ArgsOf<typeof schema>, ctx),
 };
 
 async function listDirectory(
-  args: z.infer<typeof schema>,
+  args: ArgsOf<typeof schema>,
   ctx: ToolContext,
 ): Promise<string | ToolOutput> {
   const abs = resolvePath(ctx.worktree, args.path ?? ".");

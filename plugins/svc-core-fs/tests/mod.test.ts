@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { register_tools } from "../mod.ts";
+import { argSchema, loadZod } from "../../../src/tool/arg_schema.ts";
+
+await loadZod();
 
 const registered: Tool[] = [];
 register_tools({ add: (tool) => registered.push(tool) });
@@ -20,7 +23,7 @@ Deno.test("svc-core-fs registers its four tools with categories, aliases and pat
 
 Deno.test("svc-core-fs tool schemas declare the SPEC arguments", () => {
   assert.deepEqual(
-    registered.map((t) => [t.name, Object.keys(t.schema.shape)]),
+    registered.map((t) => [t.name, Object.keys(argSchema(t).shape)]),
     [
       ["file_read", ["path", "offset", "limit"]],
       ["list_dir", ["path", "depth"]],
@@ -33,7 +36,7 @@ Deno.test("svc-core-fs tool schemas declare the SPEC arguments", () => {
 Deno.test("svc-core-fs descriptions and schemas stay compact for the 10 KB request budget", () => {
   for (const tool of registered) {
     const description = new TextEncoder().encode(tool.description).length;
-    const schema = JSON.stringify(z.toJSONSchema(tool.schema, { io: "input" })).length;
+    const schema = JSON.stringify(z.toJSONSchema(argSchema(tool), { io: "input" })).length;
     assert.ok(description <= 350, `${tool.name} description is ${description} bytes`);
     assert.ok(description + schema <= 900, `${tool.name} totals ${description + schema} bytes`);
   }

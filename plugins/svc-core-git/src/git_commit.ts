@@ -1,15 +1,16 @@
 /** The `git_commit` tool: stage paths inside the worktree and commit; always ask-gated. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import { dirname, isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { gitOutput, runGit } from "./git_run.ts";
 
-const schema = z.object({
-  message: z.string().min(1).describe("commit message"),
-  add: z.array(z.string()).max(200).optional().describe(
-    "worktree paths to stage before committing; omit to commit what is staged",
-  ),
-});
+const schema = (z: Zod) =>
+  z.object({
+    message: z.string().min(1).describe("commit message"),
+    add: z.array(z.string()).max(200).optional().describe(
+      "worktree paths to stage before committing; omit to commit what is staged",
+    ),
+  });
 
 /** Resolves symlinks through the deepest existing ancestor, so new files are judged too. */
 function realPath(path: string): string {

@@ -1,5 +1,5 @@
 /** The read-only `git` tool: status, diff, log, branch, show and rev-parse, without a shell. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { checkGitArgs } from "./git_options.ts";
 import { gitPathArgs, noIndexRefusal } from "./git_paths.ts";
@@ -15,12 +15,13 @@ const SAFE_FLAGS: Record<string, string[]> = {
   show: ["--no-ext-diff", "--no-textconv"],
 };
 
-const schema = z.object({
-  subcommand: z.enum(SUBCOMMANDS).describe("read-only git subcommand"),
-  args: z.array(z.string()).max(32).optional().describe(
-    "extra arguments: revisions, paths after --, and common read-only options",
-  ),
-});
+const schema = (z: Zod) =>
+  z.object({
+    subcommand: z.enum(SUBCOMMANDS).describe("read-only git subcommand"),
+    args: z.array(z.string()).max(32).optional().describe(
+      "extra arguments: revisions, paths after --, and common read-only options",
+    ),
+  });
 
 /** git: read-only git output; unknown options and program-running config are refused. */
 export const gitTool: Tool = {

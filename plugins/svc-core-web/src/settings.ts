@@ -7,8 +7,13 @@
  * repository and could send every query to a server of its choosing.
  */
 import { join } from "../../../src/plugin/api.ts";
-import * as z from "zod";
-import { readTextCapped, UnreadableFileError } from "../../../src/plugin/api.ts";
+import {
+  type ArgsOf,
+  loadZod,
+  readTextCapped,
+  UnreadableFileError,
+  type Zod,
+} from "../../../src/plugin/api.ts";
 import { needsApproval } from "./target.ts";
 
 /** web.json holds two keys; anything bigger is not one. */
@@ -30,11 +35,13 @@ export const DEFAULT_BACKEND: SearchBackend = {
   trusted: false,
 };
 
-const WebSettingsSchema = z.strictObject({
-  search_url: z.string().refine((s) => s.includes("{query}"), "must contain {query}").optional(),
-  format: z.enum(["ddg-html", "searxng"]).optional(),
-});
-type WebSettings = z.infer<typeof WebSettingsSchema>;
+/** The schema of web.json, built when a file is there to check (zod loads on first use). */
+const webSettingsSchema = (z: Zod) =>
+  z.strictObject({
+    search_url: z.string().refine((s) => s.includes("{query}"), "must contain {query}").optional(),
+    format: z.enum(["ddg-html", "searxng"]).optional(),
+  });
+type WebSettings = ArgsOf<typeof webSettingsSchema>;
 
 type Loaded = { ok: true; settings: WebSettings } | { ok: false; error: string };
 
@@ -52,8 +59,9 @@ async function readSettings(path: string): Promise<Loaded> {
     }
     return { ok: false, error: `Could not read ${path}: ${(err as Error).message}` };
   }
+  const schema = webSettingsSchema(await loadZod());
   try {
-    const parsed = WebSettingsSchema.safeParse(JSON.parse(text));
+    const parsed = schema.safeParse(JSON.parse(text));
     if (parsed.success) return { ok: true, settings: parsed.data };
     const issue = parsed.error.issues[0];
     return {

@@ -1,5 +1,5 @@
 /** The web_fetch tool: a page by URL or search result number, as readable text in windows. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { ResolverArgs } from "../../../src/tool/types.ts";
 import type { WebToolOptions } from "./options.ts";
@@ -76,11 +76,12 @@ export function createWebFetchTool(options: WebToolOptions = {}): Tool {
     category: "web",
     description: "Read a web page as text: url, or id of a web_search result. " +
       "Long pages end with a marker naming the offset of the next part.",
-    schema: z.object({
-      url: z.string().optional().describe("http(s) URL"),
-      id: z.number().int().min(1).optional().describe("Result number from web_search"),
-      offset: z.number().int().min(0).optional().describe("Character offset to continue from"),
-    }),
+    schema: (z: Zod) =>
+      z.object({
+        url: z.string().optional().describe("http(s) URL"),
+        id: z.number().int().min(1).optional().describe("Result number from web_search"),
+        offset: z.number().int().min(0).optional().describe("Character offset to continue from"),
+      }),
     aliases: ["open", "fetch_page", "fetch"],
     argAliases: { cursor: "offset" },
     resolvePolicy(args: ResolverArgs) {

@@ -1,5 +1,5 @@
 /** The web_search tool and `searchWeb`, the same search for the engine's `web_search` config key. */
-import * as z from "zod";
+import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { WebToolOptions } from "./options.ts";
 import { saveResults, type SearchResult } from "./store.ts";
@@ -55,7 +55,7 @@ export function createWebSearchTool(options: WebToolOptions = {}): Tool {
     category: "web",
     description:
       "Search the web. Returns numbered results (title, URL, snippet); read one with web_fetch id.",
-    schema: z.object({ query: z.string().min(1).describe("Search terms") }),
+    schema: (z: Zod) => z.object({ query: z.string().min(1).describe("Search terms") }),
     aliases: ["search", "web"],
     argAliases: { q: "query" },
     async run(args, ctx) {

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { register_tools } from "../mod.ts";
+import { argSchema, loadZod } from "../../../src/tool/arg_schema.ts";
+
+await loadZod();
 
 Deno.test("register_tools adds web_search and web_fetch with their aliases", async () => {
   const tools: Tool[] = [];
@@ -10,7 +13,7 @@ Deno.test("register_tools adds web_search and web_fetch with their aliases", asy
     category: t.category,
     aliases: t.aliases,
     argAliases: t.argAliases,
-    args: Object.keys(t.schema.shape),
+    args: Object.keys(argSchema(t).shape),
     resolver: typeof t.resolvePolicy,
   }));
   assert.deepEqual(shape, [

@@ -1,5 +1,5 @@
 /** mcp_connect, mcp_list and mcp_disconnect: the model's (and the user's) handle on MCP servers. */
-import * as z from "zod";
+import type { Zod } from "../../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../../src/plugin/api.ts";
 import type { McpClients } from "./clients.ts";
 import type { ServerEntry } from "./types.ts";
@@ -46,9 +46,10 @@ export const mcpConnectTool: Tool = {
   category: "mcp",
   description: "Connect a configured MCP server (all when server is omitted) and import its " +
     "tools as <prefix>.<tool>; they are offered from the next prompt on",
-  schema: z.object({
-    server: z.string().optional().describe("server name from mcp_list; omit for all"),
-  }),
+  schema: (z: Zod) =>
+    z.object({
+      server: z.string().optional().describe("server name from mcp_list; omit for all"),
+    }),
   argAliases: { name: "server" },
   usesHost: true,
   unavailable: noServers,
@@ -73,7 +74,7 @@ export const mcpListTool: Tool = {
   name: "mcp_list",
   category: "mcp",
   description: "List the configured MCP servers, their state and the tools imported from each",
-  schema: z.object({}),
+  schema: (z: Zod) => z.object({}),
   usesHost: true,
   unavailable: noServers,
   async run(_args, ctx) {
@@ -87,7 +88,7 @@ export const mcpDisconnectTool: Tool = {
   name: "mcp_disconnect",
   category: "mcp",
   description: "Disconnect an MCP server; its tools are withdrawn from the next prompt on",
-  schema: z.object({ server: z.string().describe("server name from mcp_list") }),
+  schema: (z: Zod) => z.object({ server: z.string().describe("server name from mcp_list") }),
   argAliases: { name: "server" },
   usesHost: true,
   unavailable: noServers,
