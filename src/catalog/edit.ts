@@ -7,7 +7,7 @@ import { join } from "../util/path.ts";
 import { localDir } from "../util/dirs.ts";
 import { updateJson } from "../util/json_file.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
-import { NAME_PATTERN, NAME_RULE } from "./schema.ts";
+import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 
 function checkName(kind: string, name: string): void {
   if (!NAME_PATTERN.test(name)) throw new Error(`${kind} name "${name}": ${NAME_RULE}`);

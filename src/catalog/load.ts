@@ -14,16 +14,8 @@ import { BUNDLED_TEAMS } from "./bundled_teams.ts";
 import { BUNDLED_TYPES } from "./bundled_types.ts";
 import { mergeTeams, mergeTypes, type Patch, type TypePatch } from "./merge.ts";
 import { leavesWorktree, readCatalogObject } from "./read.ts";
-import {
-  firstIssue,
-  NAME_PATTERN,
-  NAME_RULE,
-  PluginSkillSchema,
-  type TeamEntry,
-  TeamEntrySchema,
-  type TypeEntry,
-  TypeEntrySchema,
-} from "./schema.ts";
+import { NAME_PATTERN, NAME_RULE } from "./names.ts";
+import type { TeamEntry, TypeEntry } from "./schema.ts";
 import { readSkillsDir } from "./skills.ts";
 import type { AgentType, Catalog, Layer, Skill } from "./types.ts";
 
@@ -74,15 +66,24 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
       local ? readSkillsDir(join(local, "skills"), "local", found[5], confine) : [],
     ]);
   warnings.push(...found.flat());
+  // The entry schemas (and zod) load only when a file or a plugin gave entries to check; the
+  // bundled types and teams need no check.
+  const plugins = options.plugins ?? {};
+  const entries = [globalTypes, localTypes, globalTeams, localTeams]
+    .reduce((n, file) => n + file.entries.length, 0) +
+    (plugins.types?.length ?? 0) + (plugins.teams?.length ?? 0) + (plugins.skills?.length ?? 0);
+  const schemas = entries ? await import("./schema.ts") : undefined;
+  const checkType = checkerOf<TypeEntry>(schemas, (s) => s.TypeEntrySchema);
+  const checkTeam = checkerOf<TeamEntry>(schemas, (s) => s.TeamEntrySchema);
 
   const typePatches: TypePatch[] = [
     ...Object.entries(BUNDLED_TYPES).map(([name, entry]) =>
       ({ name, layer: "bundled", source: "bundled", entry }) as const
     ),
-    ...pluginEntries(options.plugins?.types ?? [], "agent type", TypeEntrySchema, warnings),
-    ...checked(globalTypes, "global", TypeEntrySchema, warnings),
+    ...pluginEntries(options.plugins?.types ?? [], "agent type", checkType, warnings),
+    ...checked(globalTypes, "global", checkType, warnings),
   ];
-  const localTypePatches = checked(localTypes, "local", TypeEntrySchema, warnings);
+  const localTypePatches = checked(localTypes, "local", checkType, warnings);
   typePatches.push(
     ...(options.trusted ? localTypePatches : localTypePatches.map(onlyTighten)),
   );
@@ -93,17 +94,17 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
     ...Object.entries(BUNDLED_TEAMS).map(([name, entry]) =>
       ({ name, layer: "bundled", source: "bundled", entry }) as const
     ),
-    ...pluginEntries(options.plugins?.teams ?? [], "team", TeamEntrySchema, warnings),
-    ...checked(globalTeams, "global", TeamEntrySchema, warnings),
+    ...pluginEntries(options.plugins?.teams ?? [], "team", checkTeam, warnings),
+    ...checked(globalTeams, "global", checkTeam, warnings),
   ];
-  const localTeamPatches = checked(localTeams, "local", TeamEntrySchema, warnings);
+  const localTeamPatches = checked(localTeams, "local", checkTeam, warnings);
   teamPatches.push(
     ...(options.trusted ? localTeamPatches : localTeamPatches.map((p) => noBuild(p, warnings))),
   );
   const teams = mergeTeams(teamPatches, warnings);
 
   const skills = new Map<string, Skill>();
-  for (const skill of pluginSkills(options.plugins?.skills ?? [], warnings)) {
+  for (const skill of schemas ? pluginSkills(schemas, plugins.skills ?? [], warnings) : []) {
     skills.set(skill.name, skill);
   }
   for (const skill of [...globalSkills, ...localSkills]) skills.set(skill.name, skill);
@@ -138,10 +139,32 @@ async function readEntries(
   return { path, what, entries: Object.entries(object ?? {}) };
 }
 
+type CatalogSchemas = typeof import("./schema.ts");
+
 interface Schema<E> {
   safeParse(value: unknown): { success: true; data: E } | {
     success: false;
-    error: Parameters<typeof firstIssue>[0];
+    error: Parameters<CatalogSchemas["firstIssue"]>[0];
+  };
+}
+
+/** Checks one entry: the parsed entry, or its first problem for the warning. */
+type Checker<E> = (value: unknown) => { entry: E } | { problem: string };
+
+/** The checker of one entry schema; one that throws when the schemas were not loaded. */
+function checkerOf<E>(
+  schemas: CatalogSchemas | undefined,
+  pick: (schemas: CatalogSchemas) => Schema<E>,
+): Checker<E> {
+  if (!schemas) {
+    return () => {
+      throw new Error("an entry to check was not counted (catalog schemas not loaded)");
+    };
+  }
+  const schema = pick(schemas);
+  return (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? { entry: parsed.data } : { problem: schemas.firstIssue(parsed.error) };
   };
 }
 
@@ -149,7 +172,7 @@ interface Schema<E> {
 function checked<E>(
   file: { path: string; what: string; entries: Array<[string, unknown]> },
   layer: Layer,
-  schema: Schema<E>,
+  check: Checker<E>,
   warnings: string[],
 ): Patch<E>[] {
   const patches: Patch<E>[] = [];
@@ -159,9 +182,9 @@ function checked<E>(
       warnings.push(`${where}: a name must be ${NAME_RULE}; skipped`);
       continue;
     }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) warnings.push(`${where}: ${firstIssue(parsed.error)}; skipped`);
-    else patches.push({ name, layer, source: file.path, entry: parsed.data });
+    const checked = check(value);
+    if ("problem" in checked) warnings.push(`${where}: ${checked.problem}; skipped`);
+    else patches.push({ name, layer, source: file.path, entry: checked.entry });
   }
   return patches;
 }
@@ -170,17 +193,21 @@ function checked<E>(
 function pluginEntries<E>(
   defs: readonly { name: string }[],
   what: string,
-  schema: Schema<E>,
+  check: Checker<E>,
   warnings: string[],
 ): Patch<E>[] {
   const entries = defs.map((def) => {
     const { name, ...entry } = def as { name: string } & Record<string, unknown>;
     return [name, entry] as [string, unknown];
   });
-  return checked({ path: "a plugin", what, entries }, "plugin", schema, warnings);
+  return checked({ path: "a plugin", what, entries }, "plugin", check, warnings);
 }
 
-function pluginSkills(defs: readonly SkillDef[], warnings: string[]): Skill[] {
+function pluginSkills(
+  { firstIssue, PluginSkillSchema }: CatalogSchemas,
+  defs: readonly SkillDef[],
+  warnings: string[],
+): Skill[] {
   const skills: Skill[] = [];
   for (const def of defs) {
     const parsed = PluginSkillSchema.safeParse(def);

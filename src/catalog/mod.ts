@@ -5,4 +5,4 @@ export { BUNDLED_TYPES } from "./bundled_types.ts";
 export { BUNDLED_TEAMS } from "./bundled_teams.ts";
 export { CATALOG_MAX_BYTES } from "./read.ts";
 export { SKILL_MAX_BYTES, SKILLS_MAX_PER_FOLDER } from "./skills.ts";
-export { NAME_PATTERN } from "./schema.ts";
+export { NAME_PATTERN } from "./names.ts";

@@ -7,12 +7,9 @@
 import * as z from "zod";
 import { ToolPermissionSchema } from "../config/schema.ts";
 
-/** Names of types, teams and skills: a file or folder name, also in `.svc/teams/<name>/`. */
-export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 
-/** What a name must look like, for messages. */
-export const NAME_RULE =
-  "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export { NAME_PATTERN, NAME_RULE } from "./names.ts";
 
 const name = z.string().regex(NAME_PATTERN, NAME_RULE);
 

@@ -5,7 +5,7 @@
  * skill's content. The file or folder name is the skill's name.
  */
 import { join } from "../util/path.ts";
-import { firstIssue, FrontMatterSchema, NAME_PATTERN, NAME_RULE } from "./schema.ts";
+import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 import { splitFrontMatter } from "./front_matter.ts";
 import { leavesWorktree, readCatalogText } from "./read.ts";
 import type { Layer, Skill } from "./types.ts";
@@ -121,6 +121,8 @@ async function readSkill(
   if (text === undefined) return { problem };
   const parsed = await splitFrontMatter(text);
   if ("problem" in parsed) return { problem: `${path}: ${parsed.problem}; skipped` };
+  // The schema (and zod) load only when there is a skill file to check.
+  const { firstIssue, FrontMatterSchema } = await import("./schema.ts");
   const meta = FrontMatterSchema.safeParse(parsed.data);
   if (!meta.success) {
     return { problem: `${path}: front matter ${firstIssue(meta.error)}; skipped` };

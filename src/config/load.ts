@@ -1,5 +1,7 @@
 import { join } from "../util/path.ts";
-import { type Config, ConfigSchema, REMOVED_KEYS } from "./schema.ts";
+import type { Config } from "./schema.ts";
+import { REMOVED_KEYS } from "./keys.ts";
+import { memoized } from "../util/start_memo.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { isTrusted, restrictUntrusted } from "./trust.ts";
@@ -36,14 +38,46 @@ export async function readConfigFile(path: string): Promise<Record<string, unkno
       );
     }
   }
-  const checked = ConfigSchema.safeParse(flat);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
+  const checked = await checkConfig("config_file", flat);
+  if (!checked.ok) {
+    const { issue } = checked;
     const where = issue.path.length ? `"${issue.path.join(".")}"` : "config";
-    const keys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
+    const keys = issue.keys?.length ? ` ${issue.keys.join(", ")}` : "";
     throw new ConfigError(`Invalid config in ${path}: ${where}: ${issue.message}${keys}`);
   }
   return flat;
+}
+
+/** The first problem zod finds in a config, as plain data. */
+interface ConfigIssue {
+  path: PropertyKey[];
+  message: string;
+  /** The unknown keys, for an `unrecognized_keys` issue. */
+  keys?: string[];
+}
+
+type Checked = { ok: true; config: Config } | { ok: false; issue: ConfigIssue };
+
+/**
+ * `ConfigSchema.safeParse(input)` with the result as plain data. A valid input is remembered
+ * (start_memo.ts) under `kind`, so an installed svc that has seen the same file or the same
+ * merged layers before neither loads zod nor builds the schema.
+ */
+function checkConfig(kind: string, input: Record<string, unknown>): Promise<Checked> {
+  return memoized(kind, input, async (): Promise<Checked> => {
+    const { ConfigSchema } = await import("./schema.ts");
+    const parsed = ConfigSchema.safeParse(input);
+    if (parsed.success) return { ok: true, config: parsed.data };
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      issue: {
+        path: issue.path,
+        message: issue.message,
+        ...(issue.code === "unrecognized_keys" ? { keys: issue.keys } : {}),
+      },
+    };
+  }, (checked) => checked.ok);
 }
 
 /**
@@ -160,14 +194,14 @@ export async function loadConfigReport(
     }
   }
   const merged = mergeLayers(global, localLayer, flattenConfig(overrides));
-  const parsed = ConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  const parsed = await checkConfig("config", merged);
+  if (!parsed.ok) {
+    const { issue } = parsed;
     throw new ConfigError(`Invalid config: "${issue.path.join(".")}": ${issue.message}`);
   }
   const untrusted = !trusted && "base_url" in local && !("base_url" in overrides);
   return {
-    config: parsed.data,
+    config: parsed.config,
     trusted,
     warnings,
     ...(untrusted ? { untrustedBaseUrlFile: paths.local } : {}),

@@ -2,6 +2,8 @@ import * as z from "zod";
 
 import { ACTIONS } from "../shared/types.ts";
 export { type Action, ACTIONS, CATEGORIES, type Category } from "../shared/types.ts";
+import { BUNDLED_PLUGINS } from "./keys.ts";
+export { BUNDLED_PLUGINS, REMOVED_KEYS } from "./keys.ts";
 
 const action = z.enum(ACTIONS);
 
@@ -103,18 +105,6 @@ function distinctServers(servers: McpServer[], ctx: z.RefinementCtx): void {
 
 const REASONING = [false, true, "off", "on", "auto", "low", "medium", "high"] as const;
 
-/** The bundled plugins loaded when the config does not name a `plugins` list. */
-export const BUNDLED_PLUGINS = [
-  "svc-core-fs",
-  "svc-core-edit",
-  "svc-core-exec",
-  "svc-core-git",
-  "svc-core-dev",
-  "svc-core-web",
-  "svc-core-mcp",
-  "svc-core-eval",
-];
-
 /**
  * Every configuration key with its type and default. Dotted names are flat keys, exactly as
  * SPEC.md spells them; `tool_permission.bash_allow` is folded into `tool_permission` on load.
@@ -170,13 +160,3 @@ export const ConfigSchema = z.strictObject({
 
 /** The merged, validated configuration with every default applied. */
 export type Config = z.infer<typeof ConfigSchema>;
-
-/** Keys removed from svc; they are rejected with a message, never aliased. */
-export const REMOVED_KEYS: Record<string, string> = {
-  api_key: "API keys live only in ~/.config/svc/providers.json; run /connect <provider>",
-  "plugins.enabled": "use the `plugins` list",
-  "plugins.deny": "use the `plugins` list",
-  max_context: "removed; compaction uses compact_keep",
-  "max-context": "removed; compaction uses compact_keep",
-  persona: "renamed: agent types (`--type`, types.json)",
-};

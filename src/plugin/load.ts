@@ -1,4 +1,4 @@
-import { BUNDLED_PLUGINS } from "../config/schema.ts";
+import { BUNDLED_PLUGINS } from "../config/keys.ts";
 import type { ServiceDef } from "./api.ts";
 import { pathToFileURL } from "../util/file_url.ts";
 import {
@@ -16,7 +16,7 @@ import {
   mergeRegistrations,
   type Registrations,
 } from "./registrars.ts";
-import { activateSandboxed, candidateGrant, type SandboxHandle } from "./sandboxed.ts";
+import type { SandboxHandle } from "./sandboxed.ts";
 
 /** Status of a plugin after loading. */
 export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
@@ -86,12 +86,17 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     transport: options.transport,
   };
   const loading = new Map<Candidate, Promise<Registrations | string>>();
+  // The sandbox (and the zod schemas that check what a Worker sends) loads only when a global
+  // or local plugin is there.
+  const sandbox = candidates.some((c) => c.origin !== "bundled" && c.manifest)
+    ? await import("./sandboxed.ts")
+    : null;
   // Sandboxed plugins first: their Workers boot on other threads while svc's own thread imports
   // the bundled plugins. Registrations still merge in discovery order.
   for (const c of active.filter((c) => c.origin !== "bundled")) {
     loading.set(
       c,
-      activateSandboxed(c, options.worktree, sandboxed).then((outcome) => {
+      sandbox!.activateSandboxed(c, options.worktree, sandboxed).then((outcome) => {
         if ("error" in outcome) return outcome.error;
         sandboxes.push(outcome.sandbox);
         return outcome.registrations;
@@ -116,7 +121,10 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   });
   for (const candidate of orderForDisplay(candidates)) {
     const info = describe(candidate, errors, enabled(candidate));
-    result.plugins.push({ ...info, permissions: permissionsOf(candidate, options.worktree) });
+    result.plugins.push({
+      ...info,
+      permissions: permissionsOf(candidate, options.worktree, sandbox),
+    });
   }
   const known = new Set(candidates.map((c) => c.name));
   for (const name of wanted) {
@@ -150,9 +158,14 @@ export function emptyLoadResult(): LoadResult {
 }
 
 /** What a candidate runs with: everything when bundled, else its grant in this worktree. */
-function permissionsOf(c: Candidate, worktree: string): PluginInfo["permissions"] {
+function permissionsOf(
+  c: Candidate,
+  worktree: string,
+  sandbox: typeof import("./sandboxed.ts") | null,
+): PluginInfo["permissions"] {
   if (c.origin === "bundled") return "all";
-  const granted = candidateGrant(c, worktree);
+  if (!sandbox || !c.manifest) return null;
+  const granted = sandbox.candidateGrant(c, worktree);
   return granted.ok ? granted.grant : null;
 }
 

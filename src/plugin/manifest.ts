@@ -1,10 +1,12 @@
 import { join } from "../util/path.ts";
-import * as z from "zod";
 import { VERSION } from "../version.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { manifestMarker } from "./manifest_memo.ts";
-import { PermissionsSchema } from "./permissions.ts";
+import type { Manifest } from "./manifest_schema.ts";
+import { memoized } from "../util/start_memo.ts";
+
+export type { Manifest } from "./manifest_schema.ts";
 
 /** Largest manifest.json accepted; anything bigger is refused unread. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
@@ -20,37 +22,6 @@ async function loadSemver(): Promise<Semver> {
   semverModule ??= ((await import("semver")) as { default: Semver }).default;
   return semverModule;
 }
-
-/** The manifest.json schema. Unknown keys are ignored so newer manifests stay loadable. */
-export const ManifestSchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, {
-    message:
-      "must be 1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit",
-  }),
-  version: z.string().max(100),
-  description: z.string().max(1000).default(""),
-  svc_version: z.string().max(200),
-  runtime: z.object({ deno: z.string().max(200).optional() }).default({}),
-  entry: z.string().min(1).max(200).default("mod.ts").refine(
-    (value) => !/^[a-z][a-z0-9+.-]*:/i.test(value) && !value.includes("\0"),
-    { message: "must be a relative file path inside the plugin" },
-  ),
-  requires: z.array(
-    z.string().max(300).regex(/^(npm:|jsr:|https:\/\/)\S+$/, {
-      message: "must be an npm:, jsr: or https:// specifier",
-    }),
-  ).max(100).default([]),
-  /** What a global or local plugin's sandbox grants (see permissions.ts). */
-  permissions: PermissionsSchema,
-  /**
-   * The hooks register something else from run to run (tools found on a server, say): run them
-   * at every start instead of starting from remembered registrations (see plugin_cache.ts).
-   */
-  dynamic_registrations: z.boolean().default(false),
-});
-
-/** A validated manifest. */
-export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** A manifest read from disk: the validated manifest and the absolute entry path, or an error. */
 export type ManifestResult =
@@ -91,13 +62,16 @@ export async function readManifest(
   } catch (err) {
     return { ok: false, error: `Invalid manifest.json: ${(err as Error).message}` };
   }
-  const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = specific(parsed.error.issues[0]);
-    const where = issue.path.length ? `"${issue.path.join(".")}" ` : "";
-    return { ok: false, error: `Invalid manifest.json: ${where}${issue.message}` };
-  }
-  const manifest = parsed.data;
+  // A manifest found valid before is remembered by an installed svc (start_memo.ts): the schema
+  // and zod load only for a new one.
+  const parsed = await memoized(
+    "manifest",
+    raw,
+    async () => (await import("./manifest_schema.ts")).checkManifest(raw),
+    (checked) => checked.ok,
+  );
+  if (!parsed.ok) return { ok: false, error: `Invalid manifest.json: ${parsed.error}` };
+  const manifest = parsed.manifest;
   const memo = !options.trusted && options.memoDir !== undefined
     ? await manifestMarker(options.memoDir, text)
     : undefined;
@@ -111,19 +85,6 @@ export async function readManifest(
   return memo.known
     ? { ok: true, manifest, entryPath, compatible: true }
     : { ok: true, manifest, entryPath, marker: memo.path };
-}
-
-/**
- * The issue to report: inside a union (the two forms of `permissions`), the option's issue that
- * got furthest into the value, unless every option failed on the value's type.
- */
-function specific(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
-  if (issue.code !== "invalid_union") return issue;
-  const firsts = issue.errors.map((list) => list[0]).filter(Boolean);
-  firsts.sort((a, b) => b.path.length - a.path.length);
-  const best = firsts[0];
-  if (!best || (best.path.length === 0 && best.code === "invalid_type")) return issue;
-  return specific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
 function versionFieldProblem(manifest: Manifest, semver: Semver): string | null {

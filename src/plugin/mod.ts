@@ -13,9 +13,9 @@ export {
   type Manifest,
   MANIFEST_MAX_BYTES,
   type ManifestResult,
-  ManifestSchema,
   readManifest,
 } from "./manifest.ts";
+export { ManifestSchema } from "./manifest_schema.ts";
 export {
   emptyLoadResult,
   type LoadOptions,

@@ -1,6 +1,5 @@
 import { pathExists, readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { basename, join } from "../util/path.ts";
-import { sessionProblem } from "./schema.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";
@@ -363,6 +362,8 @@ export async function readSessionFile(path: string): Promise<SessionData> {
   if (!data || typeof data !== "object" || Array.isArray(data)) {
     throw new SessionError(`Session file ${path} is not a session document; it was left untouched`);
   }
+  // The schema (and zod) load only when a stored session is read; a new session needs neither.
+  const { sessionProblem } = await import("./schema.ts");
   const problem = sessionProblem(data);
   if (problem) {
     throw new SessionError(

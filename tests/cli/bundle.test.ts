@@ -72,5 +72,76 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
     "PAPAYA",
     true,
   ]);
+  await startsWithoutZod(dist, run, box.env.HOME);
   await Deno.remove(dist, { recursive: true });
 });
+
+/**
+ * The build carries its id; the start path (main, the program, `svc run`, the bundled plugins)
+ * never imports zod statically; after one run has remembered the config, the manifests and the
+ * tool schemas, a one-word turn with the same flags runs with zod's chunk gone; and a config that changes is checked
+ * again, so a bad value still fails with zod's own message.
+ */
+async function startsWithoutZod(
+  dist: string,
+  run: (args: string[]) => Promise<Deno.CommandOutput>,
+  home: string,
+): Promise<void> {
+  const chunks = [...Deno.readDirSync(dist)].filter((e) => e.isFile && e.name.endsWith(".js"))
+    .map((e) => e.name);
+  const text = (name: string) => Deno.readTextFileSync(`${dist}/${name}`);
+  const ids = chunks.flatMap((name) =>
+    [...text(name).matchAll(/var BUILD_ID = "([0-9a-f]{24})";/g)].map((m) => m[1])
+  );
+  assert.equal(ids.length, 1);
+  const zod = chunks.filter((name) => text(name).includes("zod/v4/core/schemas.js"));
+  assert.equal(zod.length, 1);
+  const roots = chunks.filter((name) => /^(main|program-.*|run_action-.*)\.js$/.test(name))
+    .concat([...Deno.readDirSync(`${dist}/plugins`)].map((e) => `plugins/${e.name}/mod.js`));
+  assert.equal(staticImports(dist, roots).has(zod[0]), false);
+  const remembered = JSON.parse(
+    await Deno.readTextFile(`${home}/.config/svc/start_cache/${ids[0]}.json`),
+  );
+  assert.deepEqual(Object.keys(remembered.kinds).sort(), [
+    "config",
+    "config_file",
+    "manifest",
+    "tool_parameters",
+  ]);
+  const fake = await startFakeProvider(() => ({ text: "Done" }));
+  const oneWord = () => run(["run", "--base-url", fake.url, "--model", "m", "-p", "hi"]);
+  // This provider's address is a new config (the flags are its top layer): remembered here.
+  assert.equal((await oneWord()).code, 0);
+  await Deno.rename(`${dist}/${zod[0]}`, `${dist}/${zod[0]}.away`);
+  const warm = await oneWord();
+  await Deno.rename(`${dist}/${zod[0]}.away`, `${dist}/${zod[0]}`);
+  assert.deepEqual(
+    [warm.code, new TextDecoder().decode(warm.stdout), new TextDecoder().decode(warm.stderr)],
+    [0, "Done\n", ""],
+  );
+  await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
+  await Deno.writeTextFile(`${home}/.config/svc/config.json`, `{"max_tokens": -1}`);
+  const bad = await oneWord();
+  await Deno.remove(`${home}/.config/svc/config.json`);
+  await fake.close();
+  assert.deepEqual([bad.code, new TextDecoder().decode(bad.stderr)], [
+    1,
+    `svc run: Invalid config in ${home}/.config/svc/config.json: "max_tokens": Too small: ` +
+    "expected number to be >=0\n",
+  ]);
+}
+
+/** Every chunk `roots` import statically, transitively, by path under `dist`. */
+function staticImports(dist: string, roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = Deno.readTextFileSync(`${dist}/${file}`);
+    for (const m of source.matchAll(/^(?:import|export)\b[^;]*?["'](\.{1,2}\/[^"']+)["']/gms)) {
+      visit(new URL(m[1], `file:///${file}`).pathname.slice(1));
+    }
+  };
+  roots.forEach(visit);
+  return seen;
+}
