@@ -99,11 +99,16 @@ export class ToolRegistry {
 /**
  * Makes the advertised schemas of `tools` available without zod where an installed build
  * remembers them (start_memo.ts); loads zod, builds the others and remembers them otherwise.
- * `schemaOf` needs this first for tools whose zod schema is a builder (`ToolSet` and the turn see
- * to it).
+ * `schemaOf` needs this first for tools whose zod schema is a builder (`Runtime.load` and each
+ * turn see to it).
  */
 export async function prepareSchemas(tools: readonly Tool[]): Promise<void> {
   const memo = await startMemo();
+  if (!memo.enabled) {
+    // Nothing is remembered (the source tree): `schemaOf` derives each schema once, with zod.
+    if (tools.some(needsZod)) await loadZod();
+    return;
+  }
   const missing = tools.filter((tool) => {
     const key = memoKey(tool);
     return key !== null && memo.get(PARAMETERS, key) === undefined;
