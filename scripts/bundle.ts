@@ -9,9 +9,14 @@
  */
 import { join, relative } from "node:path";
 import { SVC_PERMISSIONS } from "./permissions.ts";
+import { scriptArgs } from "./script_args.ts";
 
 const root = new URL("../", import.meta.url).pathname;
-const dist = Deno.args[0] ?? join(root, "dist");
+const [out] = scriptArgs(
+  "Usage: deno task bundle [folder]\n\nBuilds svc and its bundled plugins into folder (default: dist/).",
+  Deno.args,
+);
+const dist = out ?? join(root, "dist");
 await Deno.remove(dist, { recursive: true }).catch(() => {});
 
 const plugins: Array<{ name: string; manifest: Record<string, unknown>; entry: string }> = [];

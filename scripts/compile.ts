@@ -7,8 +7,14 @@
  */
 import { SVC_PERMISSIONS } from "./permissions.ts";
 import { SVC_V8_FLAGS } from "./v8_flags.ts";
+import { scriptArgs } from "./script_args.ts";
 
-const out = Deno.args[0] ?? "dist/svc";
+const [given] = scriptArgs(
+  "Usage: deno task compile [output]\n\nBuilds the single svc binary at output (default: dist/svc). " +
+    "Set DENORT_BIN to a local denort binary where it cannot be downloaded.",
+  Deno.args,
+);
+const out = given ?? "dist/svc";
 const env: Record<string, string> = {};
 const denort = Deno.env.get("DENORT_BIN");
 if (denort) env.DENORT_BIN = denort;

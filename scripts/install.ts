@@ -15,11 +15,20 @@ import { join, resolve } from "node:path";
 import { SVC_PERMISSIONS } from "./permissions.ts";
 import { SVC_V8_FLAGS } from "./v8_flags.ts";
 import { launcherScript } from "./launcher_script.ts";
+import { scriptArgs } from "./script_args.ts";
 
 const root = new URL("../", import.meta.url).pathname;
-const distArg = Deno.args.find((a) => a.startsWith("--dist="));
+// Other options go to `deno install` as they are, so only --help is taken here.
+const args = scriptArgs(
+  "Usage: deno task install [--dist=<folder>] [--root <dir>] [other deno install options]\n\n" +
+    "Builds svc (into --dist, default dist/), copies it to <root>/lib/svc and installs the svc\n" +
+    "command in <root>/bin (root: --root, else DENO_INSTALL_ROOT, else ~/.deno).",
+  Deno.args,
+  ["-"],
+);
+const distArg = args.find((a) => a.startsWith("--dist="));
 const dist = distArg ? resolve(distArg.slice("--dist=".length)) : join(root, "dist");
-const installArgs = Deno.args.filter((a) => a !== distArg);
+const installArgs = args.filter((a) => a !== distArg);
 const prefix = installRoot(installArgs);
 const lib = join(prefix, "lib", "svc");
 const bin = join(prefix, "bin");

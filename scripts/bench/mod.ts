@@ -1,11 +1,25 @@
-/** `deno task bench`: runs every benchmark script in turn and prints its figures. */
+/**
+ * `deno task bench [name...]`: runs every benchmark script (or those whose file name contains one
+ * of the names) in turn and prints its figures.
+ */
+import { scriptArgs } from "../script_args.ts";
+
 const here = new URL(".", import.meta.url).pathname;
-const only = Deno.args;
-const scripts = [...Deno.readDirSync(here)]
+const all = [...Deno.readDirSync(here)]
   .map((e) => e.name)
   .filter((n) => n.endsWith(".ts") && !n.startsWith("_") && n !== "mod.ts")
-  .filter((n) => only.length === 0 || only.some((o) => n.includes(o)))
   .sort();
+const only = scriptArgs(
+  "Usage: deno task bench [name...]\n\nRuns the benchmarks whose file name contains a name " +
+    `(all when none is given): ${all.map((n) => n.slice(0, -3)).join(", ")}.`,
+  Deno.args,
+);
+const unmatched = only.filter((o) => !all.some((n) => n.includes(o)));
+if (unmatched.length) {
+  console.error(`no benchmark matches ${unmatched.join(", ")}; run deno task bench --help`);
+  Deno.exit(2);
+}
+const scripts = all.filter((n) => only.length === 0 || only.some((o) => n.includes(o)));
 let failed = 0;
 for (const name of scripts) {
   console.log(`\n## ${name}`);
