@@ -15,29 +15,37 @@ import { jobsCommand } from "./jobs_cmd.ts";
 import { fleetCommand } from "./fleet_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
+/** Each top-level command by name, built on demand. */
+const COMMANDS: ReadonlyArray<readonly [string, (setExit: (code: number) => void) => Command]> = [
+  ["run", runCommand],
+  ["config", configCommand],
+  ["connect", connectCommand],
+  ["plugins", (setExit) => pluginsCommand({ setExit })],
+  ["serve", serveCommand],
+  ["mcp", mcpCommand],
+  ["trust", trustCommand],
+  ["types", (setExit) => catalogCommand("types", setExit)],
+  ["skills", (setExit) => catalogCommand("skills", setExit)],
+  ["teams", (setExit) => catalogCommand("teams", setExit)],
+  ["eval", evalCommand],
+  ["jobs", jobsCommand],
+  ["fleet", fleetCommand],
+];
+
 /**
- * The commander program with every command. Each command throws instead of exiting, and a usage
+ * The commander program with every command, or with only the command named `only` (what argv
+ * runs: the other twelve are not built). Each command throws instead of exiting, and a usage
  * error names the problem and the command's `--help` in one short hint instead of the whole help.
  */
-export function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void, only?: string): Command {
   const program = new Command("svc")
     .description(
       "svc: a local agent runtime. With no arguments in a terminal, svc opens the interactive REPL.",
     )
     .version(VERSION, "-v, --version", "print the installed version");
-  program.addCommand(runCommand(setExit));
-  program.addCommand(configCommand(setExit));
-  program.addCommand(connectCommand(setExit));
-  program.addCommand(pluginsCommand({ setExit }));
-  program.addCommand(serveCommand(setExit));
-  program.addCommand(mcpCommand(setExit));
-  program.addCommand(trustCommand(setExit));
-  program.addCommand(catalogCommand("types", setExit));
-  program.addCommand(catalogCommand("skills", setExit));
-  program.addCommand(catalogCommand("teams", setExit));
-  program.addCommand(evalCommand(setExit));
-  program.addCommand(jobsCommand(setExit));
-  program.addCommand(fleetCommand(setExit));
+  for (const [name, build] of COMMANDS) {
+    if (only === undefined || only === name) program.addCommand(build(setExit));
+  }
   const harden = (command: Command, path: string) => {
     command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
     for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);
@@ -58,9 +66,12 @@ export async function runCli(args: string[]): Promise<number> {
     return await openRepl();
   }
   let exitCode = 0;
+  // `svc run ...` builds only `run`; `svc --help`, `svc help` or a misspelt command build all,
+  // so the help lists every command and commander can suggest the closest name.
+  const named = COMMANDS.some(([name]) => name === args[0]) ? args[0] : undefined;
   const program = buildProgram((code) => {
     exitCode = code;
-  });
+  }, named);
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (err) {

@@ -78,3 +78,36 @@ Deno.test("svc trust --list with --remove or a folder is a usage error", async (
     assert.deepEqual([out.code, out.stdout, out.stderr], [2, "", stderr], args.join(" "));
   }
 });
+
+Deno.test("a named command builds only itself; svc alone, help and a misspelt command build every command", async () => {
+  const names = (only?: string) => buildProgram(() => {}, only).commands.map((c) => c.name());
+  assert.deepEqual(names("run"), ["run"]);
+  assert.deepEqual(names("teams"), ["teams"]);
+  assert.deepEqual(names(), [
+    "run",
+    "config",
+    "connect",
+    "plugins",
+    "serve",
+    "mcp",
+    "trust",
+    "types",
+    "skills",
+    "teams",
+    "eval",
+    "jobs",
+    "fleet",
+  ]);
+  await using box = await sandbox();
+  const misspelt = await svc(["rn", "hi"], { cwd: box.worktree, env: box.env });
+  assert.deepEqual([misspelt.code, misspelt.stdout, misspelt.stderr], [
+    2,
+    "",
+    `error: unknown command 'rn'\n(Did you mean run?)\n(run "svc --help" for usage)\n`,
+  ]);
+  const help = await svc(["--help"], { cwd: box.worktree, env: box.env });
+  assert.equal(help.code, 0);
+  for (const name of names()) {
+    assert.match(help.stdout, new RegExp(`^  ${name} `, "m"), `svc --help lists ${name}`);
+  }
+});
