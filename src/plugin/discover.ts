@@ -122,7 +122,8 @@ async function readRoot(
 ): Promise<Candidate[]> {
   const names: string[] = [];
   try {
-    for await (const entry of Deno.readDir(root.dir)) {
+    // Sync: a plugin root holds a few folders, and an async listing costs a thread-pool round trip.
+    for (const entry of Deno.readDirSync(root.dir)) {
       if (entry.name.startsWith(".") || entry.isFile) continue;
       names.push(entry.name);
     }
@@ -151,7 +152,7 @@ async function readCandidate(
 ): Promise<Candidate | null> {
   const dir = join(root.dir, folder);
   try {
-    if (!(await Deno.stat(dir)).isDirectory) return null;
+    if (!Deno.statSync(dir).isDirectory) return null;
   } catch {
     return null; // dangling symlink
   }

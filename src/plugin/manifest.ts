@@ -79,7 +79,7 @@ export async function readManifest(
     const problem = versionFieldProblem(manifest, await loadSemver());
     if (problem) return { ok: false, error: `Invalid manifest.json: ${problem}` };
   }
-  const entryPath = await resolveEntry(dir, manifest.entry);
+  const entryPath = resolveEntry(dir, manifest.entry);
   if (typeof entryPath !== "string") return { ok: false, error: entryPath.error };
   if (!memo) return { ok: true, manifest, entryPath };
   return memo.known
@@ -115,7 +115,7 @@ export async function incompatibility(
   return null;
 }
 
-async function resolveEntry(dir: string, entry: string): Promise<string | { error: string }> {
+function resolveEntry(dir: string, entry: string): string | { error: string } {
   const refused = { error: `Entry ${entry} is outside the plugin folder` };
   let root: string;
   let target: string;
@@ -127,7 +127,7 @@ async function resolveEntry(dir: string, entry: string): Promise<string | { erro
   }
   if (!isInside(root, target) || target === root) return refused;
   try {
-    if (!(await Deno.stat(target)).isFile) return { error: `Entry ${entry} is not a file` };
+    if (!Deno.statSync(target).isFile) return { error: `Entry ${entry} is not a file` };
   } catch {
     return { error: `Entry ${entry} not found` };
   }

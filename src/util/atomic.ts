@@ -92,7 +92,9 @@ export async function writeFileAtomic(
 export async function removeStaleTemps(dir: string, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   try {
-    for await (const entry of Deno.readDir(dir)) {
+    // Sync: every start lists ~/.config/svc, a handful of files, and an async listing costs a
+    // thread-pool round trip.
+    for (const entry of Deno.readDirSync(dir)) {
       if (!entry.isFile || !TEMP_FILE_NAME.test(entry.name)) continue;
       const path = join(dir, entry.name);
       try {

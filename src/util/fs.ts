@@ -19,6 +19,14 @@ export class UnreadableFileError extends Error {
 }
 
 /**
+ * Files up to this size are read on svc's own thread: an async file operation costs a round trip
+ * through Deno's blocking-thread pool (about 0.1-0.2 ms each, four per file), which is most of
+ * what reading a config, manifest or state file costs. Bigger files are read asynchronously so a
+ * server's other requests keep moving.
+ */
+export const SYNC_READ_BYTES = 256 * 1024;
+
+/**
  * Reads a regular file as UTF-8 text, never more than `maxBytes`. A FIFO, device or folder is
  * refused before it is opened (opening a FIFO blocks, `/dev/zero` never ends), so a hostile
  * worktree cannot hang svc or fill its memory. A larger file is refused, or with `head` its
@@ -30,18 +38,19 @@ export async function readTextCapped(
   maxBytes: number,
   options: { head?: boolean } = {},
 ): Promise<{ text: string; truncated: boolean }> {
-  const info = await Deno.stat(path);
+  const info = Deno.statSync(path);
   if (!info.isFile) throw new UnreadableFileError("not a regular file");
   if (info.size > maxBytes && !options.head) throw tooLarge(maxBytes, info.size);
+  const small = info.size <= SYNC_READ_BYTES;
   const chunks: Uint8Array[] = [];
   let used = 0;
   // Reads stop one byte past the cap, even when the file grows after the stat.
-  using file = await Deno.open(path, { read: true });
+  using file = small ? Deno.openSync(path, { read: true }) : await Deno.open(path, { read: true });
   while (used <= maxBytes) {
     const chunk = new Uint8Array(
       Math.min(maxBytes + 1 - used, Math.max(info.size, 1) + 1, 1 << 20),
     );
-    const n = await file.read(chunk);
+    const n = small ? file.readSync(chunk) : await file.read(chunk);
     if (n === null) break;
     chunks.push(chunk.subarray(0, n));
     used += n;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readTextCapped, UnreadableFileError } from "../../src/util/fs.ts";
+import { readTextCapped, SYNC_READ_BYTES, UnreadableFileError } from "../../src/util/fs.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "svc_capped_" });
@@ -35,6 +35,27 @@ Deno.test("readTextCapped refuses a file over the cap, or returns its head when 
       text: "x".repeat(1024),
       truncated: true,
     });
+  });
+});
+
+Deno.test("readTextCapped reads a file past the synchronous size the same way, whole or its head", async () => {
+  await withDir(async (dir) => {
+    // Multi-byte characters across the 1 MiB read size and the sync limit.
+    const text = "é".repeat(SYNC_READ_BYTES) + "z".repeat(1 << 20);
+    await Deno.writeTextFile(`${dir}/large.txt`, text);
+    const size = new TextEncoder().encode(text).length;
+    assert.deepEqual(await readTextCapped(`${dir}/large.txt`, size), { text, truncated: false });
+    assert.deepEqual(
+      await readTextCapped(`${dir}/large.txt`, 2 * SYNC_READ_BYTES, { head: true }),
+      {
+        text: "é".repeat(SYNC_READ_BYTES),
+        truncated: true,
+      },
+    );
+    await assert.rejects(
+      () => readTextCapped(`${dir}/large.txt`, 1 << 20),
+      new UnreadableFileError(`larger than the 1 MiB limit (${size} bytes)`),
+    );
   });
 });
 
