@@ -6,9 +6,11 @@ export function stamp(date = new Date()): string {
 
 /** Lowercase slug of free text: letters, digits and single dashes, at most `max` characters. */
 export function slugify(text: string, max = 40): string {
-  return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "").replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+/, "")
-    .slice(0, max).replace(/-+$/, "");
+  const lower = text.toLowerCase();
+  // Accents come off through Unicode decomposition, whose tables cost about a millisecond to
+  // load; printable ASCII has none to take off.
+  const plain = /^[ -~]*$/.test(lower) ? lower : lower.normalize("NFKD").replace(/\p{M}/gu, "");
+  return plain.replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "").slice(0, max).replace(/-+$/, "");
 }
 
 /** Interactive session name before and after the first user message names it. */
