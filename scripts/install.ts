@@ -24,7 +24,7 @@ const args = scriptArgs(
     "Builds svc (into --dist, default dist/), copies it to <root>/lib/svc and installs the svc\n" +
     "command in <root>/bin (root: --root, else DENO_INSTALL_ROOT, else ~/.deno).",
   Deno.args,
-  ["-"],
+  "pass",
 );
 const distArg = args.find((a) => a.startsWith("--dist="));
 const dist = distArg ? resolve(distArg.slice("--dist=".length)) : join(root, "dist");
