@@ -1,9 +1,11 @@
 import { VERSION } from "../version.ts";
 import { adoptLauncherEnv } from "../util/launcher.ts";
+import { runWarm } from "./warm_client.ts";
 
 /**
- * Process entry: answers `--version` without loading anything else, then hands argv to the
- * commander program (loaded lazily so startup stays cheap). Returns the exit code.
+ * Process entry: answers `--version` without loading anything else, hands `svc run` to a warm svc
+ * when one waits (warm_client.ts), then hands argv to the commander program (loaded lazily so
+ * startup stays cheap). Returns the exit code.
  */
 export async function main(args: string[]): Promise<number> {
   adoptLauncherEnv();
@@ -11,6 +13,13 @@ export async function main(args: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
+  if (args[0] === "__warm" && args.length === 1) {
+    return await (await import("./warm_server.ts")).serveWarm();
+  }
+  const warm = args[0] === "run" ? await runWarm(args) : null;
+  if (warm && "code" in warm) return warm.code;
   const { runCli } = await import("./program.ts");
-  return await runCli(args);
+  const code = await runCli(args);
+  if (warm?.cold === "none") (await import("./warm_server.ts")).startWarm();
+  return code;
 }

@@ -21,6 +21,12 @@ export function runCommand(setExit: (code: number) => void): Command {
     .option("--approve-model", "approve a model named by an agent type or team")
     .option("--path <dir>", "worktree (default: the current directory)")
     .argument("[prompt...]", "the prompt, when --prompt is not given")
+    .addHelpText(
+      "after",
+      "\nAn installed svc hands each run to a warm svc it started after the previous run (one\n" +
+        "idle process per user, gone after 15 minutes unused); SVC_WARM=0 turns that off.\n" +
+        "See docs/performance.md (warm runs).",
+    )
     .action(async (words: string[], flags: RunFlags) => {
       const { runOnce } = await import("./run_action.ts");
       setExit(await runOnce(words, flags));

@@ -39,7 +39,9 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     await Deno.remove(`${checkout}/dist`, { recursive: true });
     await Deno.rename(checkout, `${root}/moved`);
     const bin = `${root}/inst/bin`;
-    const env = { ...box.env, DENO_DIR, PATH: `${bin}:${Deno.env.get("PATH")}` };
+    // No warm svc (tests/cli/warm.test.ts has those): it would write to the install's cache
+    // while the test removes it.
+    const env = { ...box.env, DENO_DIR, PATH: `${bin}:${Deno.env.get("PATH")}`, SVC_WARM: "0" };
     const run = async (args: string[]) => {
       const out = await new Deno.Command(`${bin}/svc`, {
         args,

@@ -1,0 +1,127 @@
+/**
+ * `svc run`'s warm start: when a warm svc of this build waits on its socket (warm_server.ts), the
+ * run is handed to it (command line, working folder, environment, which streams are terminals)
+ * and this process only relays: the run's output to its own stdout and stderr, its stdin when the
+ * run reads it, its signals (Ctrl-C, SIGTERM, SIGHUP) to the run, and the run's exit code. A run
+ * starts in a few milliseconds instead of loading svc's code (docs/performance.md). Without a warm
+ * svc, or when it refuses, the run is this process's own as before, and a warm svc is started for
+ * the next one.
+ */
+import { BUILD_ID } from "../util/build_id.ts";
+import { FRAME, frame, readFrames, type WarmRequest, writeAll } from "./warm_frames.ts";
+import { privateDirOwner, warmSocketPath } from "./warm_socket.ts";
+import { dirname } from "../util/path.ts";
+
+/** What became of a handed run: its exit code, or why this process must run it itself. */
+export type WarmOutcome = { code: number } | { cold: "none" | "busy" };
+
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+
+/**
+ * Hands `svc <args>` to the warm svc. `{ cold: "none" }`: there is none (start one after the
+ * run); `{ cold: "busy" }`: one answered but did not take the run (its successor is starting).
+ */
+export async function runWarm(args: string[]): Promise<WarmOutcome> {
+  const socket = warmSocketPath();
+  if (socket === null || !ownSocket(socket)) return { cold: "none" };
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path: socket });
+  } catch {
+    return { cold: "none" };
+  }
+  let cwd: string;
+  try {
+    cwd = Deno.cwd();
+  } catch {
+    conn.close();
+    return { cold: "busy" }; // the folder is gone: svc run itself says so
+  }
+  const request: WarmRequest = {
+    build: BUILD_ID!,
+    argv: args,
+    cwd,
+    env: Deno.env.toObject(),
+    terminal: {
+      stdin: Deno.stdin.isTerminal(),
+      stdout: Deno.stdout.isTerminal(),
+      stderr: Deno.stderr.isTerminal(),
+    },
+  };
+  const frames = readFrames(conn);
+  try {
+    await writeAll(conn, frame(FRAME.request, JSON.stringify(request)));
+    const first = await frames.next();
+    if (first.done || first.value.type !== FRAME.accepted) {
+      conn.close();
+      return { cold: "busy" };
+    }
+  } catch {
+    conn.close();
+    return { cold: "busy" };
+  }
+  return { code: await relay(conn, frames) };
+}
+
+/** True when `path` is a socket of its folder's owner (one someone else put there gets nothing). */
+function ownSocket(path: string): boolean {
+  try {
+    const info = Deno.lstatSync(path);
+    return info.isSocket === true && info.uid !== null &&
+      info.uid === privateDirOwner(dirname(path));
+  } catch {
+    return false;
+  }
+}
+
+/** Relays an accepted run until its exit code; returns the code. */
+async function relay(
+  conn: Deno.UnixConn,
+  frames: AsyncGenerator<{ type: number; payload: Uint8Array }>,
+): Promise<number> {
+  let received: keyof typeof SIGNAL_NUMBER | undefined;
+  const listeners = FORWARDED.map((signal) => {
+    const listener = () => {
+      received ??= signal;
+      writeAll(conn, frame(FRAME.signal, signal)).catch(() => {});
+    };
+    Deno.addSignalListener(signal, listener);
+    return [signal, listener] as const;
+  });
+  try {
+    for await (const { type, payload } of frames) {
+      if (type === FRAME.stdout || type === FRAME.stderr) {
+        const out = type === FRAME.stdout ? Deno.stdout : Deno.stderr;
+        try {
+          for (let at = 0; at < payload.length;) at += out.writeSync(payload.subarray(at));
+        } catch (err) {
+          // A closed pipe (`svc run ... | head -1`): the run stops as on a hang-up.
+          const name = type === FRAME.stdout ? "standard output" : "standard error";
+          console.error(`svc run: cannot write to ${name}: ${(err as Error).message}`);
+          return 1;
+        }
+      } else if (type === FRAME.needStdin) void pumpStdin(conn);
+      else if (type === FRAME.exit) return Number(new TextDecoder().decode(payload)) || 0;
+    }
+  } catch (err) {
+    console.error(`svc run: lost the warm svc running this turn: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+    conn.close();
+  }
+  // The warm svc ended without a code: killed by the signal this process passed on, or crashed.
+  if (received) return 128 + SIGNAL_NUMBER[received];
+  console.error("svc run: the warm svc running this turn ended without an exit code");
+  return 1;
+}
+
+async function pumpStdin(conn: Deno.UnixConn): Promise<void> {
+  try {
+    for await (const chunk of Deno.stdin.readable) await writeAll(conn, frame(FRAME.stdin, chunk));
+    await writeAll(conn, frame(FRAME.stdinEnd));
+  } catch {
+    // the run ended first
+  }
+}

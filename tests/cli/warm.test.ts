@@ -1,0 +1,358 @@
+import assert from "node:assert/strict";
+import { sandbox } from "../_support/cli.ts";
+import { startFakeProvider } from "../_support/fake_provider.ts";
+
+/**
+ * Warm runs of the installed svc (src/cli/warm_client.ts, warm_server.ts): a run with no warm svc
+ * runs itself and starts one; the next run hands its turn to it. Every test installs nothing of
+ * its own: one install into a temp root serves the file.
+ */
+
+/** The caller's Deno cache, so installing under a temp root downloads nothing. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+const INSTALL = new URL("../../scripts/install.ts", import.meta.url).pathname;
+const PATH = Deno.env.get("PATH") ?? "";
+const hasSetsid = await new Deno.Command("setsid", { args: ["--version"], stdout: "null" })
+  .output().then((o) => o.success, () => false);
+const ignore = !hasSetsid || Deno.build.os !== "linux";
+
+let installed: Promise<{ bin: string; root: string }> | undefined;
+/** Installs svc once for this file (removed at unload). */
+function install(): Promise<{ bin: string; root: string }> {
+  return installed ??= (async () => {
+    const root = await Deno.makeTempDir({ prefix: "svc-warm-install-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", INSTALL, `--dist=${root}/dist`, "--root", root],
+      env: { HOME: root, DENO_DIR, PATH },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.success, true, new TextDecoder().decode(out.stderr));
+    return { bin: `${root}/bin/svc`, root };
+  })();
+}
+
+interface Box {
+  home: string;
+  worktree: string;
+  env: Record<string, string>;
+}
+
+/** Runs the installed svc; `stdin` is piped when given. */
+async function run(box: Box, args: string[], options: { env?: object; stdin?: string } = {}) {
+  const { bin } = await install();
+  const child = new Deno.Command(bin, {
+    args,
+    cwd: box.worktree,
+    env: { ...box.env, DENO_DIR, PATH, ...options.env },
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+/**
+ * The warm folder's socket, once one is there (within 20 s), with its identity (inode and time:
+ * a new socket may reuse the inode of one removed before); `other` waits for another one.
+ */
+async function waitForSocket(home: string, other?: string): Promise<{ path: string; id: string }> {
+  const dir = `${home}/.config/svc/warm`;
+  for (let i = 0; i < 400; i++) {
+    try {
+      for (const entry of Deno.readDirSync(dir)) {
+        if (!entry.name.endsWith(".sock")) continue;
+        const path = `${dir}/${entry.name}`;
+        const info = Deno.lstatSync(path);
+        const id = `${info.ino}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+        if (id !== other) return { path, id };
+      }
+    } catch {
+      // not there yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no warm svc socket appeared in ${dir}`);
+}
+
+/** Pids of warm svc processes whose working folder is `cwd` (the one running a turn there). */
+function warmPidsIn(cwd: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes("__warm") && Deno.readLinkSync(`/proc/${entry.name}/cwd`) === cwd) {
+        pids.push(Number(entry.name));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Warm svc processes started for `home` (their environment names it). */
+function warmPidsOf(home: string): number[] {
+  return warmPidsIn("/").filter((pid) => environOf(pid).includes(`HOME=${home}\0`));
+}
+
+/**
+ * Stops the warm svcs of a test's HOME: removing the warm folder makes the waiting one exit and a
+ * starting one fail to listen. Waits until they are gone (they write to the install's cache).
+ */
+async function stopWarm(home: string): Promise<void> {
+  await Deno.remove(`${home}/.config/svc/warm`, { recursive: true }).catch(() => {});
+  for (let i = 0; i < 300 && warmPidsOf(home).length; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.deepEqual(warmPidsOf(home), []);
+}
+
+const PROBE = 'echo "cwd=$PWD probe=$WARM_PROBE by=$(tr "\\0" " " < /proc/$PPID/cmdline)"';
+
+Deno.test({
+  name:
+    "an installed svc run starts a warm svc, and the next run hands it the turn in the caller's folder and environment",
+  ignore,
+  async fn() {
+    await using box = await sandbox({}, { trusted: true });
+    const provider = await startFakeProvider((_body, index) =>
+      index % 2 === 0
+        ? { tool_calls: [{ name: "run_command", arguments: { command: PROBE } }] }
+        : { text: "probed" }
+    );
+    try {
+      const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+      const cold = await run(box, args, { env: { WARM_PROBE: "one" } });
+      assert.deepEqual([cold.code, cold.stdout], [0, "probed\n"]);
+      const first = await waitForSocket(box.home);
+      const warm = await run(box, args, { env: { WARM_PROBE: "two" } });
+      assert.deepEqual(warm, cold);
+      const seen = provider.requests.filter((_, i) => i % 2 === 1)
+        .map((r) => r.body.messages.at(-1).content as string);
+      assert.match(
+        seen[0],
+        new RegExp(`^cwd=${box.worktree} probe=one by=.*/main\\.js run --base-url `, "m"),
+      );
+      // The second turn ran in the warm svc, with the caller's folder and environment.
+      assert.match(
+        seen[1],
+        new RegExp(`^cwd=${box.worktree} probe=two by=.*/main\\.js __warm $`, "m"),
+      );
+      // The warm svc that took the run started its successor.
+      await waitForSocket(box.home, first.id);
+      // Both turns are on disk as sessions of the worktree.
+      const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
+        .filter((e) => e.name.endsWith(".json"));
+      assert.equal(sessions.length, 2);
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, a usage error",
+  ignore,
+  async fn() {
+    await using box = await sandbox();
+    const provider = await startFakeProvider(() => ({ text: "answer" }));
+    try {
+      const base = ["run", "--base-url", provider.url, "--model", "m"];
+      const cases = [
+        { args: [...base, "-p", "hi", "--output", "json"] },
+        { args: [...base, "-p", "-"], stdin: "from stdin" },
+        { args: [...base, "-p", "hi", "--yes", "--no"] },
+      ];
+      const results = [];
+      for (const mode of [{ SVC_WARM: "0" }, {}]) {
+        if (!("SVC_WARM" in mode)) {
+          await run(box, [...base, "-p", "start one"]);
+          await waitForSocket(box.home);
+        }
+        for (const c of cases) {
+          const out = await run(box, c.args, { env: mode, stdin: c.stdin });
+          const json = c.args.includes("json");
+          // The session's name carries the time: compare the JSON without it.
+          results.push(json ? { ...out, stdout: JSON.parse(out.stdout).content } : out);
+          if (!("SVC_WARM" in mode)) await waitForSocket(box.home);
+        }
+      }
+      const [cold, warm] = [results.slice(0, 3), results.slice(3)];
+      assert.deepEqual(warm, cold);
+      assert.deepEqual(cold.map((r) => [r.code, r.stdout]), [[0, "answer"], [0, "answer\n"], [
+        2,
+        "",
+      ]]);
+      assert.equal(cold[2].stderr, "svc run: --yes and --no cannot be combined\n");
+      const prompts = provider.requests.map((r) => r.body.messages.at(-1).content);
+      assert.deepEqual(prompts.filter((p) => p === "from stdin").length, 2);
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "Ctrl-C on a warm run cancels its turn (exit 130), and a killed client stops its warm svc's turn",
+  ignore,
+  async fn() {
+    await using box = await sandbox();
+    const provider = await startFakeProvider(() => ({ stall: true, text: "partial" }));
+    const { bin } = await install();
+    const env = { ...box.env, DENO_DIR, PATH };
+    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "wait"];
+    try {
+      // The first run starts the warm svc; its own stalled turn is cancelled by SIGTERM.
+      const cold = new Deno.Command(bin, { args, cwd: box.worktree, env, stdout: "null" }).spawn();
+      while (provider.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+      cold.kill("SIGTERM");
+      assert.equal((await cold.status).code, 143);
+      await waitForSocket(box.home);
+
+      const interrupted = new Deno.Command(bin, {
+        args,
+        cwd: box.worktree,
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      while (provider.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(warmPidsIn(box.worktree).length, 1);
+      interrupted.kill("SIGINT");
+      const out = await interrupted.output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      assert.equal(out.code, 130, text(out.stderr));
+      assert.equal(text(out.stdout), "partial\n");
+      assert.match(
+        text(out.stderr),
+        /cancelling \(Ctrl-C again to quit at once\)\nstatus: cancelled\n$/,
+      );
+
+      await waitForSocket(box.home);
+      const killed = new Deno.Command(bin, { args, cwd: box.worktree, env, stdout: "null" })
+        .spawn();
+      while (provider.requests.length < 3) await new Promise((r) => setTimeout(r, 20));
+      const [serving] = warmPidsIn(box.worktree);
+      assert.ok(serving, "a warm svc runs the turn");
+      killed.kill("SIGKILL");
+      await killed.status;
+      // The warm svc sees its client gone, cancels the turn as on a hang-up and exits.
+      for (let i = 0; i < 200 && warmPidsIn(box.worktree).includes(serving); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(warmPidsIn(box.worktree), []);
+      const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
+        .filter((e) => e.name.endsWith(".json"))
+        .map((e) => JSON.parse(Deno.readTextFileSync(`${box.worktree}/.svc/sessions/${e.name}`)));
+      // Each of the three turns saved its partial answer.
+      assert.deepEqual(
+        sessions.map((s) => s.messages.at(-1).content),
+        ["partial", "partial", "partial"],
+      );
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "svc run hands nothing to a socket in a warm folder others can write or to a socket it does not own",
+  ignore,
+  async fn() {
+    await using box = await sandbox();
+    const provider = await startFakeProvider(() => ({ text: "answer" }));
+    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
+    try {
+      assert.equal((await run(box, args)).code, 0);
+      const { path } = await waitForSocket(box.home);
+      await stopWarm(box.home);
+      // The attack, without svc: whoever can put a socket at that path receives what connects.
+      const dir = `${box.home}/.config/svc/warm`;
+      await Deno.mkdir(dir, { recursive: true });
+      const planted = Deno.listen({ transport: "unix", path });
+      const received: number[] = [];
+      const accepting = (async () => {
+        for await (const conn of planted) {
+          received.push(1);
+          conn.close();
+        }
+      })();
+      (await Deno.connect({ transport: "unix", path })).close();
+      while (received.length < 1) await new Promise((r) => setTimeout(r, 10));
+      received.length = 0;
+
+      // A warm folder others can enter and write: svc runs the turn itself.
+      await Deno.chmod(dir, 0o777);
+      const open = await run(box, args, { env: { SVC_WARM: "1" } });
+      assert.deepEqual([open.code, open.stdout, received.length], [0, "answer\n", 0]);
+      // A private folder, but a socket of another user (root can make one).
+      await Deno.chmod(dir, 0o700);
+      const isRoot = Deno.statSync("/proc/self").uid === 0;
+      if (isRoot) {
+        await Deno.chown(path, 65534, 65534);
+        const foreign = await run(box, args);
+        assert.deepEqual([foreign.code, foreign.stdout, received.length], [0, "answer\n", 0]);
+      }
+      planted.close();
+      await accepting;
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "SVC_WARM=0 starts no warm svc, and a warm svc whose socket is removed exits",
+  ignore,
+  async fn() {
+    await using box = await sandbox();
+    const provider = await startFakeProvider(() => ({ text: "answer" }));
+    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
+    try {
+      const off = await run(box, args, { env: { SVC_WARM: "0" } });
+      assert.deepEqual([off.code, off.stdout], [0, "answer\n"]);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(
+        [...Deno.readDirSync(`${box.home}/.config/svc`)].map((e) => e.name).includes("warm"),
+        false,
+      );
+      assert.equal((await run(box, args)).code, 0);
+      const { path } = await waitForSocket(box.home);
+      assert.equal(warmPidsOf(box.home).length, 1);
+      await Deno.remove(path);
+      for (let i = 0; i < 200 && warmPidsOf(box.home).length; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(warmPidsOf(box.home), []);
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+function environOf(pid: number): string {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return "";
+  }
+}
