@@ -9,22 +9,25 @@
  */
 import { BUILD_ID } from "../util/build_id.ts";
 import { FRAME, frame, readFrames, type WarmRequest, writeAll } from "./warm_frames.ts";
-import { privateDirOwner, warmSocketPath } from "./warm_socket.ts";
-import { dirname } from "../util/path.ts";
+import { type WarmPlace, warmPlace } from "./warm_socket.ts";
 
 /** What became of a handed run: its exit code, or why this process must run it itself. */
 export type WarmOutcome = { code: number } | { cold: "none" | "busy" };
 
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const SIGNAL_NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+/** After a second Ctrl-C, how long the warm svc has to end the run before this process exits. */
+const ABANDON_MS = 2_000;
 
 /**
- * Hands `svc <args>` to the warm svc. `{ cold: "none" }`: there is none (start one after the
- * run); `{ cold: "busy" }`: one answered but did not take the run (its successor is starting).
+ * Hands `svc <args>` to the warm svc. `{ cold: "none" }`: there is none, or it refused the run
+ * (start one after the run); `{ cold: "busy" }`: one answered but did not take the run (another
+ * run took it; its successor starts after that run).
  */
 export async function runWarm(args: string[]): Promise<WarmOutcome> {
-  const socket = warmSocketPath();
-  if (socket === null || !ownSocket(socket)) return { cold: "none" };
+  const place = warmPlace();
+  if (place === null || !ownSocket(place)) return { cold: "none" };
+  const { socket } = place;
   let conn: Deno.UnixConn;
   try {
     conn = await Deno.connect({ transport: "unix", path: socket });
@@ -43,6 +46,7 @@ export async function runWarm(args: string[]): Promise<WarmOutcome> {
     argv: args,
     cwd,
     env: Deno.env.toObject(),
+    umask: place.umask,
     terminal: {
       stdin: Deno.stdin.isTerminal(),
       stdout: Deno.stdout.isTerminal(),
@@ -55,7 +59,7 @@ export async function runWarm(args: string[]): Promise<WarmOutcome> {
     const first = await frames.next();
     if (first.done || first.value.type !== FRAME.accepted) {
       conn.close();
-      return { cold: "busy" };
+      return { cold: !first.done && first.value.type === FRAME.refused ? "none" : "busy" };
     }
   } catch {
     conn.close();
@@ -64,12 +68,11 @@ export async function runWarm(args: string[]): Promise<WarmOutcome> {
   return { code: await relay(conn, frames) };
 }
 
-/** True when `path` is a socket of its folder's owner (one someone else put there gets nothing). */
-function ownSocket(path: string): boolean {
+/** True when the socket is this user's (one someone else put there gets nothing). */
+function ownSocket(place: WarmPlace): boolean {
   try {
-    const info = Deno.lstatSync(path);
-    return info.isSocket === true && info.uid !== null &&
-      info.uid === privateDirOwner(dirname(path));
+    const info = Deno.lstatSync(place.socket);
+    return info.isSocket === true && info.uid === place.uid;
   } catch {
     return false;
   }
@@ -81,10 +84,16 @@ async function relay(
   frames: AsyncGenerator<{ type: number; payload: Uint8Array }>,
 ): Promise<number> {
   let received: keyof typeof SIGNAL_NUMBER | undefined;
+  let interrupts = 0;
+  let abandon: ReturnType<typeof setTimeout> | undefined;
   const listeners = FORWARDED.map((signal) => {
     const listener = () => {
       received ??= signal;
       writeAll(conn, frame(FRAME.signal, signal)).catch(() => {});
+      // A second Ctrl-C quits at once in the warm svc too; if it does not answer, leave it.
+      if (signal === "SIGINT" && ++interrupts === 2) {
+        abandon = setTimeout(() => conn.close(), ABANDON_MS);
+      }
     };
     Deno.addSignalListener(signal, listener);
     return [signal, listener] as const;
@@ -105,11 +114,17 @@ async function relay(
       else if (type === FRAME.exit) return Number(new TextDecoder().decode(payload)) || 0;
     }
   } catch (err) {
+    if (interrupts >= 2) return 130;
     console.error(`svc run: lost the warm svc running this turn: ${(err as Error).message}`);
     return 1;
   } finally {
+    clearTimeout(abandon);
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
-    conn.close();
+    try {
+      conn.close();
+    } catch {
+      // closed on a second Ctrl-C
+    }
   }
   // The warm svc ended without a code: killed by the signal this process passed on, or crashed.
   if (received) return 128 + SIGNAL_NUMBER[received];

@@ -15,7 +15,10 @@ export const FRAME = {
   signal: 4,
   /** server: it runs the request; from here on the client cannot run it itself */
   accepted: 11,
-  /** server: it will not run the request (the reason, as text); the client runs it itself */
+  /**
+   * server: it will not run the request (the reason, as text) and exits; the client runs it
+   * itself and starts a warm svc of its own for the next run
+   */
   refused: 12,
   stdout: 13,
   stderr: 14,
@@ -35,6 +38,8 @@ export interface WarmRequest {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /** The client's umask (a warm svc of another refuses). */
+  umask: number;
   /** Whether the client's standard streams are terminals. */
   terminal: { stdin: boolean; stdout: boolean; stderr: boolean };
 }

@@ -13,7 +13,7 @@ import { launcherPath } from "../util/launcher.ts";
 import { FRAME, frame, readFrames, type WarmRequest, writeAll } from "./warm_frames.ts";
 import { rehearse } from "./warm_rehearsal.ts";
 import { enterRoom } from "./warm_room.ts";
-import { warmSocketPath } from "./warm_socket.ts";
+import { startupVariable, type WarmPlace, warmPlace } from "./warm_socket.ts";
 
 /** How long a warm svc waits for a run before it exits. */
 export const WARM_IDLE_MS = 15 * 60_000;
@@ -33,8 +33,8 @@ const SIGNALS = new Set(["SIGINT", "SIGTERM", "SIGHUP"]);
  */
 export function startWarm(): void {
   const launcher = launcherPath();
-  const socket = warmSocketPath({ create: true });
-  if (!launcher || socket === null) return;
+  const socket = warmPlace({ create: true })?.socket;
+  if (!launcher || !socket) return;
   retireOtherBuilds(socket);
   const mark = `${socket}.starting`;
   try {
@@ -59,8 +59,10 @@ export function startWarm(): void {
 
 /** `svc __warm`: loads, listens, serves one run; returns the exit code. */
 export async function serveWarm(): Promise<number> {
-  const socket = warmSocketPath({ create: true });
-  if (socket === null) return 2;
+  const place = warmPlace({ create: true });
+  if (place === null) return 2;
+  const { socket } = place;
+  const startup = startupEnv(Deno.env.toObject());
   let runCli;
   let listener: Deno.Listener<Deno.Conn, Deno.UnixAddr>;
   const staging = `${socket}.${Deno.pid}`;
@@ -86,10 +88,11 @@ export async function serveWarm(): Promise<number> {
   if (ours()) removeQuietly(socket);
   listener.close();
   if (!conn) return 0;
-  const code = await serve(conn, runCli);
-  // The successor starts once this run is over, so it takes no CPU from it.
-  startWarm();
-  return code;
+  const code = await serve(conn, runCli, (request) => refusal(request, place, startup));
+  // The successor starts once this run is over, so it takes no CPU from it. A refused client
+  // starts its own.
+  if (code !== null) startWarm();
+  return code ?? 0;
 }
 
 /**
@@ -152,18 +155,22 @@ async function firstRun(
   }
 }
 
-/** Runs the client's request in this process and sends its output and exit code. */
+/**
+ * Runs the client's request in this process and sends its output and exit code; returns the
+ * code, or null when the request was refused.
+ */
 async function serve(
   conn: Deno.Conn,
   runCli: (args: string[]) => Promise<number>,
-): Promise<number> {
+  refuse: (request: WarmRequest) => string | null,
+): Promise<number | null> {
   const frames = readFrames(conn);
   const request = await firstFrame(frames);
-  const problem = request ? refusal(request) : "no request";
+  const problem = request ? refuse(request) : "no request";
   if (problem || !request) {
     await writeAll(conn, frame(FRAME.refused, problem ?? "")).catch(() => {});
     conn.close();
-    return 0;
+    return null;
   }
   const room = enterRoom(conn, request);
   room.send(FRAME.accepted);
@@ -218,8 +225,13 @@ async function firstFrame(
   }
 }
 
+/** The variables of `env` a process takes at start (startupVariable), as one comparable text. */
+function startupEnv(env: Record<string, string>): string {
+  return JSON.stringify(Object.entries(env).filter(([name]) => startupVariable(name)).sort());
+}
+
 /** Why this warm svc will not run `request`, or null. */
-function refusal(request: WarmRequest): string | null {
+function refusal(request: WarmRequest, place: WarmPlace, startup: string): string | null {
   const strings = (value: unknown) =>
     typeof value === "object" && value !== null &&
     Object.values(value).every((v) => typeof v === "string");
@@ -228,6 +240,10 @@ function refusal(request: WarmRequest): string | null {
     return "a malformed request";
   }
   if (request.build !== BUILD_ID) return `build ${request.build}, this warm svc is ${BUILD_ID}`;
+  if (request.umask !== place.umask) return "another umask";
+  if (startupEnv(request.env) !== startup) {
+    return "another time zone, locale, proxy or Deno setting";
+  }
   if (!Array.isArray(request.argv) || !strings(request.argv) || request.argv[0] !== "run") {
     return "only svc run";
   }

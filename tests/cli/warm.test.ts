@@ -40,11 +40,16 @@ interface Box {
   env: Record<string, string>;
 }
 
-/** Runs the installed svc; `stdin` is piped when given. */
-async function run(box: Box, args: string[], options: { env?: object; stdin?: string } = {}) {
+/** Runs the installed svc; `stdin` is piped when given; `umask` sets the process's. */
+async function run(
+  box: Box,
+  args: string[],
+  options: { env?: object; stdin?: string; umask?: string } = {},
+) {
   const { bin } = await install();
-  const child = new Deno.Command(bin, {
-    args,
+  const shell = ["-c", `umask ${options.umask} && exec "$0" "$@"`, bin];
+  const child = new Deno.Command(options.umask ? "sh" : bin, {
+    args: options.umask ? [...shell, ...args] : args,
     cwd: box.worktree,
     env: { ...box.env, DENO_DIR, PATH, ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",
@@ -107,11 +112,18 @@ function warmPidsOf(home: string): number[] {
 }
 
 /**
- * Stops the warm svcs of a test's HOME: removing the warm folder makes the waiting one exit and a
- * starting one fail to listen. Waits until they are gone (they write to the install's cache).
+ * Stops the warm svcs of a test's HOME (SIGTERM; the last test shows that removing the socket is
+ * enough, within seconds) and waits until they are gone: they write to the install's cache.
  */
 async function stopWarm(home: string): Promise<void> {
   await Deno.remove(`${home}/.config/svc/warm`, { recursive: true }).catch(() => {});
+  for (const pid of warmPidsOf(home)) {
+    try {
+      Deno.kill(pid, "SIGTERM");
+    } catch {
+      // gone meanwhile
+    }
+  }
   for (let i = 0; i < 300 && warmPidsOf(home).length; i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -155,6 +167,48 @@ Deno.test({
       const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
         .filter((e) => e.name.endsWith(".json"));
       assert.equal(sessions.length, 2);
+    } finally {
+      await stopWarm(box.home);
+      await provider.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a warm svc started under another time zone or umask leaves the run to the client, which starts one of its own",
+  ignore,
+  async fn() {
+    await using box = await sandbox({}, { trusted: true });
+    const provider = await startFakeProvider((_body, index) =>
+      index % 2 === 0
+        ? { tool_calls: [{ name: "run_command", arguments: { command: PROBE } }] }
+        : { text: "probed" }
+    );
+    const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+    const ranBy = () => {
+      const content = provider.requests.at(-1)!.body.messages.at(-1).content as string;
+      return content.includes("main.js __warm") ? "warm" : "cold";
+    };
+    try {
+      const runs = [];
+      for (
+        const options of [{}, {}, { env: { TZ: "Asia/Tokyo" } }, { env: { TZ: "Asia/Tokyo" } }, {
+          env: { TZ: "Asia/Tokyo" },
+          umask: "077",
+        }]
+      ) {
+        const out = await run(box, args, options);
+        runs.push([out.code, out.stdout, ranBy()]);
+        await waitForSocket(box.home);
+      }
+      assert.deepEqual(runs, [
+        [0, "probed\n", "cold"],
+        [0, "probed\n", "warm"],
+        [0, "probed\n", "cold"], // the warm svc has another TZ: it refuses and exits
+        [0, "probed\n", "warm"], // the one the refused run started
+        [0, "probed\n", "cold"],
+      ]);
     } finally {
       await stopWarm(box.home);
       await provider.close();
