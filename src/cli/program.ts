@@ -47,12 +47,33 @@ export function buildProgram(setExit: (code: number) => void, only?: string): Co
     if (only === undefined || only === name) program.addCommand(build(setExit));
   }
   const harden = (command: Command, path: string) => {
-    command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`);
+    command.exitOverride().showHelpAfterError(`(run "${path} --help" for usage)`)
+      .configureOutput(OUTPUT);
     for (const sub of command.commands) harden(sub, `${path} ${sub.name()}`);
   };
   harden(program, "svc");
   return program;
 }
+
+const encoder = new TextEncoder();
+
+/** Writes all of `text` (a write may take part of it). */
+function writeAll(out: { writeSync(bytes: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  for (let at = 0; at < bytes.length;) at += out.writeSync(bytes.subarray(at));
+}
+
+/**
+ * Commander's help, version and errors go through `Deno.stdout` and `Deno.stderr` like the rest
+ * of svc's output (commander's default is Node's `process` streams), so a warm run relays them
+ * too (warm_room.ts); the help's width is the terminal's, else 80, as commander's default.
+ */
+const OUTPUT = {
+  writeOut: (text: string) => writeAll(Deno.stdout, text),
+  writeErr: (text: string) => writeAll(Deno.stderr, text),
+  getOutHelpWidth: () => Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 80,
+  getErrHelpWidth: () => Deno.stderr.isTerminal() ? Deno.consoleSize().columns : 80,
+};
 
 /** Parses argv with the commander program and returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {

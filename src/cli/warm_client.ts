@@ -51,6 +51,7 @@ export async function runWarm(args: string[]): Promise<WarmOutcome> {
       stdin: Deno.stdin.isTerminal(),
       stdout: Deno.stdout.isTerminal(),
       stderr: Deno.stderr.isTerminal(),
+      size: consoleSize(),
     },
   };
   const frames = readFrames(conn);
@@ -66,6 +67,14 @@ export async function runWarm(args: string[]): Promise<WarmOutcome> {
     return { cold: "busy" };
   }
   return { code: await relay(conn, frames) };
+}
+
+function consoleSize(): { columns: number; rows: number } | null {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return null; // no terminal
+  }
 }
 
 /** True when the socket is this user's (one someone else put there gets nothing). */

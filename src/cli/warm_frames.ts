@@ -40,8 +40,13 @@ export interface WarmRequest {
   env: Record<string, string>;
   /** The client's umask (a warm svc of another refuses). */
   umask: number;
-  /** Whether the client's standard streams are terminals. */
-  terminal: { stdin: boolean; stdout: boolean; stderr: boolean };
+  /** Whether the client's standard streams are terminals, and the terminal's size if one is. */
+  terminal: {
+    stdin: boolean;
+    stdout: boolean;
+    stderr: boolean;
+    size: { columns: number; rows: number } | null;
+  };
 }
 
 const encoder = new TextEncoder();

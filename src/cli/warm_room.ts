@@ -1,7 +1,7 @@
 /**
  * Makes a warm svc's process act as the `svc run` that handed it a run: the client's working
- * folder and environment, its standard streams (relayed over the socket), its terminals (as the
- * client reports them) and its exit. svc's code and the plugins' look these up when they use
+ * folder and environment, its standard streams (relayed over the socket), its terminals and their
+ * size (as the client reports them) and its exit. svc's code and the plugins' look these up when they use
  * them (nothing reads them at import), so the run behaves as it would in the client's own process.
  * A warm svc serves one run and exits, so nothing here is ever undone.
  */
@@ -54,6 +54,12 @@ export function enterRoom(conn: Deno.Conn, request: WarmRequest): Room {
   const stderr = output(FRAME.stderr, request.terminal.stderr);
   Object.defineProperty(Deno, "stdout", { value: stdout, configurable: true, writable: true });
   Object.defineProperty(Deno, "stderr", { value: stderr, configurable: true, writable: true });
+
+  const size = request.terminal.size;
+  Deno.consoleSize = () => {
+    if (!size) throw new Deno.errors.NotSupported("the client has no terminal");
+    return { ...size };
+  };
 
   const encoder = new TextEncoder();
   const line = (args: unknown[]) =>

@@ -218,7 +218,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, a usage error",
+    "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, usage errors and --help",
   ignore,
   async fn() {
     await using box = await sandbox();
@@ -229,6 +229,8 @@ Deno.test({
         { args: [...base, "-p", "hi", "--output", "json"] },
         { args: [...base, "-p", "-"], stdin: "from stdin" },
         { args: [...base, "-p", "hi", "--yes", "--no"] },
+        { args: ["run", "--help"] },
+        { args: ["run", "--bogus"] },
       ];
       const results = [];
       for (const mode of [{ SVC_WARM: "0" }, {}]) {
@@ -244,13 +246,19 @@ Deno.test({
           if (!("SVC_WARM" in mode)) await waitForSocket(box.home);
         }
       }
-      const [cold, warm] = [results.slice(0, 3), results.slice(3)];
+      const [cold, warm] = [results.slice(0, cases.length), results.slice(cases.length)];
       assert.deepEqual(warm, cold);
-      assert.deepEqual(cold.map((r) => [r.code, r.stdout]), [[0, "answer"], [0, "answer\n"], [
-        2,
-        "",
-      ]]);
+      assert.deepEqual(cold.slice(0, 3).map((r) => [r.code, r.stdout]), [
+        [0, "answer"],
+        [0, "answer\n"],
+        [2, ""],
+      ]);
       assert.equal(cold[2].stderr, "svc run: --yes and --no cannot be combined\n");
+      assert.match(cold[3].stdout, /^Usage: svc run \[options\] \[prompt\.\.\.\]\n/);
+      assert.deepEqual([cold[4].code, cold[4].stderr.split("\n")[0]], [
+        2,
+        "error: unknown option '--bogus'",
+      ]);
       const prompts = provider.requests.map((r) => r.body.messages.at(-1).content);
       assert.deepEqual(prompts.filter((p) => p === "from stdin").length, 2);
     } finally {
