@@ -21,6 +21,20 @@ export function leavesWorktree(root: string, path: string): string | undefined {
 }
 
 /**
+ * True when nothing is at `path`, not even a dangling link (`lstat` follows the links before the
+ * last name, so a link on the way to something that exists is not missing). Checked before the
+ * canonical path, whose search through the missing parts costs a failed call per level.
+ */
+export function missing(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return false;
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound;
+  }
+}
+
+/**
  * A file's text, or why it cannot be used (a sentence naming the file). A missing file is
  * `{}`: an absent layer is not a problem.
  */
@@ -30,6 +44,7 @@ export async function readCatalogText(
   confineTo?: string,
 ): Promise<{ text?: string; problem?: string }> {
   try {
+    if (missing(path)) return {};
     if (confineTo) {
       const outside = leavesWorktree(confineTo, path);
       if (outside) return { problem: outside };

@@ -7,7 +7,7 @@
 import { join } from "../util/path.ts";
 import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 import { splitFrontMatter } from "./front_matter.ts";
-import { leavesWorktree, readCatalogText } from "./read.ts";
+import { leavesWorktree, missing, readCatalogText } from "./read.ts";
 import type { Layer, Skill } from "./types.ts";
 
 /** A skill file is a page or two of instructions; a larger one is skipped with a warning. */
@@ -81,6 +81,7 @@ export async function readSkillsDir(
   warnings: string[],
   confineTo?: string,
 ): Promise<Skill[]> {
+  if (missing(dir)) return [];
   if (confineTo) {
     const outside = leavesWorktree(confineTo, dir);
     if (outside) {
