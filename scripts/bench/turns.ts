@@ -133,8 +133,10 @@ for (const s of scenarios) {
   }
   await p.stop();
 }
-await installed.remove();
+// The last warm run's successor: let it listen, then remove its HOME (it exits within seconds).
+await warmReady().catch(() => {});
 await Deno.remove(home, { recursive: true });
+await installed.remove();
 await Deno.remove(cwd, { recursive: true });
 
 function cpuOf(list: Awaited<ReturnType<typeof timeProcess>>[]): number[] {
