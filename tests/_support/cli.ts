@@ -41,12 +41,25 @@ export async function sandbox(
 }
 
 /** Runs svc to completion. */
-export async function svc(
+export function svc(
   args: string[],
   options: { cwd: string; env: Record<string, string>; stdin?: string },
 ): Promise<CliResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
+  return runProcess(
+    Deno.execPath(),
+    ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
+    options,
+  );
+}
+
+/** Runs a program to completion; `stdin` is written to it when given (else it reads nothing). */
+export async function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string },
+): Promise<CliResult> {
+  const child = new Deno.Command(command, {
+    args,
     cwd: options.cwd,
     env: options.env,
     stdin: options.stdin === undefined ? "null" : "piped",

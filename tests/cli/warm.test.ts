@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { sandbox } from "../_support/cli.ts";
-import { startFakeProvider } from "../_support/fake_provider.ts";
+import { runProcess, sandbox } from "../_support/cli.ts";
+import { type FakeProvider, startFakeProvider } from "../_support/fake_provider.ts";
 
 /**
  * Warm runs of the installed svc (src/cli/warm_client.ts, warm_server.ts): a run with no warm svc
@@ -40,7 +40,7 @@ interface Box {
   env: Record<string, string>;
 }
 
-/** Runs the installed svc; `stdin` is piped when given; `umask` sets the process's. */
+/** Runs the installed svc; `stdin` is written to it when given; `umask` sets the process's. */
 async function run(
   box: Box,
   args: string[],
@@ -48,22 +48,11 @@ async function run(
 ) {
   const { bin } = await install();
   const shell = ["-c", `umask ${options.umask} && exec "$0" "$@"`, bin];
-  const child = new Deno.Command(options.umask ? "sh" : bin, {
-    args: options.umask ? [...shell, ...args] : args,
+  return await runProcess(options.umask ? "sh" : bin, options.umask ? [...shell, ...args] : args, {
     cwd: box.worktree,
     env: { ...box.env, DENO_DIR, PATH, ...options.env },
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+    stdin: options.stdin,
+  });
 }
 
 /**
@@ -130,100 +119,112 @@ async function stopWarm(home: string): Promise<void> {
   assert.deepEqual(warmPidsOf(home), []);
 }
 
+/** What a tool call reports: its folder, a variable, and the command line of the svc running it. */
 const PROBE = 'echo "cwd=$PWD probe=$WARM_PROBE by=$(tr "\\0" " " < /proc/$PPID/cmdline)"';
+
+/** A provider asking for the PROBE command on every other request, answering "probed" between. */
+const probeOrAnswer = (_body: unknown, index: number) =>
+  index % 2 === 0
+    ? { tool_calls: [{ name: "run_command", arguments: { command: PROBE } }] }
+    : { text: "probed" };
+
+/**
+ * Runs `fn` with a temp HOME and worktree and a fake provider answering `script`; stops the
+ * HOME's warm svcs and the provider after it.
+ */
+async function withWarm(
+  script: Parameters<typeof startFakeProvider>[0],
+  options: { trusted?: boolean },
+  fn: (box: Box, provider: FakeProvider) => Promise<void>,
+): Promise<void> {
+  await using box = await sandbox({}, options);
+  const provider = await startFakeProvider(script);
+  try {
+    await fn(box, provider);
+  } finally {
+    await stopWarm(box.home);
+    await provider.close();
+  }
+}
 
 Deno.test({
   name:
     "an installed svc run starts a warm svc, and the next run hands it the turn in the caller's folder and environment",
   ignore,
-  async fn() {
-    await using box = await sandbox({}, { trusted: true });
-    const provider = await startFakeProvider((_body, index) =>
-      index % 2 === 0
-        ? { tool_calls: [{ name: "run_command", arguments: { command: PROBE } }] }
-        : { text: "probed" }
-    );
-    try {
-      const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
-      const cold = await run(box, args, { env: { WARM_PROBE: "one" } });
-      assert.deepEqual([cold.code, cold.stdout], [0, "probed\n"]);
-      const first = await waitForSocket(box.home);
-      const warm = await run(box, args, { env: { WARM_PROBE: "two" } });
-      assert.deepEqual(warm, cold);
-      const seen = provider.requests.filter((_, i) => i % 2 === 1)
-        .map((r) => r.body.messages.at(-1).content as string);
-      assert.match(
-        seen[0],
-        new RegExp(`^cwd=${box.worktree} probe=one by=.*/main\\.js run --base-url `, "m"),
-      );
-      // The second turn ran in the warm svc, with the caller's folder and environment.
-      assert.match(
-        seen[1],
-        new RegExp(`^cwd=${box.worktree} probe=two by=.*/main\\.js __warm $`, "m"),
-      );
-      // The warm svc that took the run started its successor.
-      await waitForSocket(box.home, first.id);
-      // Both turns are on disk as sessions of the worktree.
-      const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
-        .filter((e) => e.name.endsWith(".json"));
-      assert.equal(sessions.length, 2);
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+  fn: () =>
+    withWarm(
+      probeOrAnswer,
+      { trusted: true },
+      async (box, provider) => {
+        const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+        const cold = await run(box, args, { env: { WARM_PROBE: "one" } });
+        assert.deepEqual([cold.code, cold.stdout], [0, "probed\n"]);
+        const first = await waitForSocket(box.home);
+        const warm = await run(box, args, { env: { WARM_PROBE: "two" } });
+        assert.deepEqual(warm, cold);
+        const seen = provider.requests.filter((_, i) => i % 2 === 1)
+          .map((r) => r.body.messages.at(-1).content as string);
+        assert.match(
+          seen[0],
+          new RegExp(`^cwd=${box.worktree} probe=one by=.*/main\\.js run --base-url `, "m"),
+        );
+        // The second turn ran in the warm svc, with the caller's folder and environment.
+        assert.match(
+          seen[1],
+          new RegExp(`^cwd=${box.worktree} probe=two by=.*/main\\.js __warm $`, "m"),
+        );
+        // The warm svc that took the run started its successor.
+        await waitForSocket(box.home, first.id);
+        // Both turns are on disk as sessions of the worktree.
+        const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
+          .filter((e) => e.name.endsWith(".json"));
+        assert.equal(sessions.length, 2);
+      },
+    ),
 });
 
 Deno.test({
   name:
     "a warm svc started under another time zone or umask leaves the run to the client, which starts one of its own",
   ignore,
-  async fn() {
-    await using box = await sandbox({}, { trusted: true });
-    const provider = await startFakeProvider((_body, index) =>
-      index % 2 === 0
-        ? { tool_calls: [{ name: "run_command", arguments: { command: PROBE } }] }
-        : { text: "probed" }
-    );
-    const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
-    const ranBy = () => {
-      const content = provider.requests.at(-1)!.body.messages.at(-1).content as string;
-      return content.includes("main.js __warm") ? "warm" : "cold";
-    };
-    try {
-      const runs = [];
-      for (
-        const options of [{}, {}, { env: { TZ: "Asia/Tokyo" } }, { env: { TZ: "Asia/Tokyo" } }, {
-          env: { TZ: "Asia/Tokyo" },
-          umask: "077",
-        }]
-      ) {
-        const out = await run(box, args, options);
-        runs.push([out.code, out.stdout, ranBy()]);
-        await waitForSocket(box.home);
-      }
-      assert.deepEqual(runs, [
-        [0, "probed\n", "cold"],
-        [0, "probed\n", "warm"],
-        [0, "probed\n", "cold"], // the warm svc has another TZ: it refuses and exits
-        [0, "probed\n", "warm"], // the one the refused run started
-        [0, "probed\n", "cold"],
-      ]);
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+  fn: () =>
+    withWarm(
+      probeOrAnswer,
+      { trusted: true },
+      async (box, provider) => {
+        const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+        const ranBy = () => {
+          const content = provider.requests.at(-1)!.body.messages.at(-1).content as string;
+          return content.includes("main.js __warm") ? "warm" : "cold";
+        };
+        const runs = [];
+        for (
+          const options of [{}, {}, { env: { TZ: "Asia/Tokyo" } }, { env: { TZ: "Asia/Tokyo" } }, {
+            env: { TZ: "Asia/Tokyo" },
+            umask: "077",
+          }]
+        ) {
+          const out = await run(box, args, options);
+          runs.push([out.code, out.stdout, ranBy()]);
+          await waitForSocket(box.home);
+        }
+        assert.deepEqual(runs, [
+          [0, "probed\n", "cold"],
+          [0, "probed\n", "warm"],
+          [0, "probed\n", "cold"], // the warm svc has another TZ: it refuses and exits
+          [0, "probed\n", "warm"], // the one the refused run started
+          [0, "probed\n", "cold"],
+        ]);
+      },
+    ),
 });
 
 Deno.test({
   name:
     "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, usage errors and --help",
   ignore,
-  async fn() {
-    await using box = await sandbox();
-    const provider = await startFakeProvider(() => ({ text: "answer" }));
-    try {
+  fn: () =>
+    withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
       const base = ["run", "--base-url", provider.url, "--model", "m"];
       const cases = [
         { args: [...base, "-p", "hi", "--output", "json"] },
@@ -261,24 +262,18 @@ Deno.test({
       ]);
       const prompts = provider.requests.map((r) => r.body.messages.at(-1).content);
       assert.deepEqual(prompts.filter((p) => p === "from stdin").length, 2);
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name:
     "Ctrl-C on a warm run cancels its turn (exit 130), and a killed client stops its warm svc's turn",
   ignore,
-  async fn() {
-    await using box = await sandbox();
-    const provider = await startFakeProvider(() => ({ stall: true, text: "partial" }));
-    const { bin } = await install();
-    const env = { ...box.env, DENO_DIR, PATH };
-    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "wait"];
-    try {
+  fn: () =>
+    withWarm(() => ({ stall: true, text: "partial" }), {}, async (box, provider) => {
+      const { bin } = await install();
+      const env = { ...box.env, DENO_DIR, PATH };
+      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "wait"];
       // The first run starts the warm svc; its own stalled turn is cancelled by SIGTERM.
       const cold = new Deno.Command(bin, { args, cwd: box.worktree, env, stdout: "null" }).spawn();
       while (provider.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
@@ -326,22 +321,16 @@ Deno.test({
         sessions.map((s) => s.messages.at(-1).content),
         ["partial", "partial", "partial"],
       );
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name:
     "svc run hands nothing to a socket in a warm folder others can write or to a socket it does not own",
   ignore,
-  async fn() {
-    await using box = await sandbox();
-    const provider = await startFakeProvider(() => ({ text: "answer" }));
-    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
-    try {
+  fn: () =>
+    withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
+      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
       assert.equal((await run(box, args)).code, 0);
       const { path } = await waitForSocket(box.home);
       await stopWarm(box.home);
@@ -374,21 +363,15 @@ Deno.test({
       }
       planted.close();
       await accepting;
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "SVC_WARM=0 starts no warm svc, and a warm svc whose socket is removed exits",
   ignore,
-  async fn() {
-    await using box = await sandbox();
-    const provider = await startFakeProvider(() => ({ text: "answer" }));
-    const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
-    try {
+  fn: () =>
+    withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
+      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
       const off = await run(box, args, { env: { SVC_WARM: "0" } });
       assert.deepEqual([off.code, off.stdout], [0, "answer\n"]);
       await new Promise((r) => setTimeout(r, 1500));
@@ -404,11 +387,7 @@ Deno.test({
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.deepEqual(warmPidsOf(box.home), []);
-    } finally {
-      await stopWarm(box.home);
-      await provider.close();
-    }
-  },
+    }),
 });
 
 function environOf(pid: number): string {
