@@ -70,7 +70,8 @@ for (const s of scenarios) {
     floor: [deno, "run", "--allow-net", "--quiet", `${here}_floor_client.ts`, p.url, "m"],
     installed: [installed.bin, ...runArgs],
     // The same command handing its run to the warm svc the previous run started (each sample
-    // waits until that one listens, so no start-up of it overlaps a timed process).
+    // waits until that one listens, and the next sample until its successor does, so no start-up
+    // of a warm svc overlaps a timed process).
     "installed, warm": [installed.bin, ...runArgs],
     "installed --output json": [installed.bin, ...runArgs, "--output", "json"],
     // As `deno task svc` runs it.
@@ -99,6 +100,8 @@ for (const s of scenarios) {
     for (const [k, cmd] of Object.entries(variants)) {
       if (k === "installed, warm") await warmReady();
       samples[k].push(await timeProcess(cmd, { cwd, env: envOf(k) }));
+      // The successor it starts must not overlap the next sample either.
+      if (k === "installed, warm") await warmReady();
       if (k !== "installed on a terminal" || !hasTime) continue;
       const [user, sys, rss] = (await Deno.readTextFile(alone)).trim().split(" ").map(Number);
       svcAlone.push({ wall: NaN, user: user * 1000, sys: sys * 1000, rssKb: rss });
