@@ -127,7 +127,9 @@ async function relay(
     console.error(`svc run: lost the warm svc running this turn: ${(err as Error).message}`);
     return 1;
   } finally {
-    clearTimeout(abandon);
+    // Only when set: the first touch of the timer globals loads Deno's Node timers (about 10 ms,
+    // most of what this process would otherwise cost).
+    if (abandon !== undefined) clearTimeout(abandon);
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     try {
       conn.close();
