@@ -1,9 +1,9 @@
 /**
  * Makes a warm svc's process act as the `svc run` that handed it a run: the client's working
  * folder and environment, its standard streams (relayed over the socket), its terminals and their
- * size (as the client reports them) and its exit. svc's code and the plugins' look these up when they use
- * them (nothing reads them at import), so the run behaves as it would in the client's own process.
- * A warm svc serves one run and exits, so nothing here is ever undone.
+ * size (as the client reports them) and its exit. svc's code and the plugins' look these up when
+ * they use them (nothing reads them at import), so the run behaves as it would in the client's
+ * own process. A warm svc serves one run and exits, so nothing here is ever undone.
  */
 import { FRAME, frame, type WarmRequest, writeAll } from "./warm_frames.ts";
 
