@@ -149,7 +149,7 @@ async function withWarm(
 
 Deno.test({
   name:
-    "an installed svc run starts a warm svc, and the next run hands it the turn in the caller's folder and environment",
+    "an installed svc run starts a warm svc, and the next run hands it the turn in the caller's folder and environment (needs setsid)",
   ignore,
   fn: () =>
     withWarm(
@@ -185,7 +185,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a warm svc started under another time zone or umask leaves the run to the client, which starts one of its own",
+    "a warm svc started under another time zone or umask leaves the run to the client, which starts one of its own (needs setsid)",
   ignore,
   fn: () =>
     withWarm(
@@ -221,7 +221,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, usage errors and --help",
+    "a warm run gives the same output and exit codes as a cold one: --output json, a prompt on stdin, usage errors and --help (needs setsid)",
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
@@ -267,7 +267,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "Ctrl-C on a warm run cancels its turn (exit 130), and a killed client stops its warm svc's turn",
+    "Ctrl-C on a warm run cancels its turn (exit 130), and a killed client stops its warm svc's turn (needs setsid)",
   ignore,
   fn: () =>
     withWarm(() => ({ stall: true, text: "partial" }), {}, async (box, provider) => {
@@ -326,7 +326,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "svc run hands nothing to a socket in a warm folder others can write or to a socket it does not own",
+    "svc run hands nothing to a socket in a warm folder others can write or to a socket it does not own (needs setsid)",
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
@@ -367,7 +367,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "SVC_WARM=0 starts no warm svc, and a warm svc whose socket is removed exits",
+  name:
+    "SVC_WARM=0 starts no warm svc, and a warm svc whose socket is removed exits (needs setsid)",
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
