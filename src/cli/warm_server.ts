@@ -97,18 +97,30 @@ export async function serveWarm(): Promise<number> {
 
 /**
  * Removes the sockets of other builds (an svc updated since they started): their warm svcs see it
- * within WARM_CHECK_MS and exit, instead of idling out.
+ * within WARM_CHECK_MS and exit, instead of idling out. Also removes probe files a killed client
+ * left (warm_socket.ts), once they are older than STARTING_MS.
  */
 function retireOtherBuilds(socket: string): void {
   const name = basename(socket);
+  const dir = dirname(socket);
   try {
-    for (const entry of Deno.readDirSync(dirname(socket))) {
-      if (entry.name.endsWith(".sock") && entry.name !== name) {
-        removeQuietly(join(dirname(socket), entry.name));
+    for (const entry of Deno.readDirSync(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.name.endsWith(".sock") && entry.name !== name) removeQuietly(path);
+      else if (entry.name.startsWith(".probe-") && olderThan(path, STARTING_MS)) {
+        removeQuietly(path);
       }
     }
   } catch {
     // nothing to retire
+  }
+}
+
+function olderThan(path: string, ms: number): boolean {
+  try {
+    return Date.now() - (Deno.lstatSync(path).mtime?.getTime() ?? 0) > ms;
+  } catch {
+    return false;
   }
 }
 
