@@ -36,25 +36,29 @@ async function runTools(fakes: string[]) {
   }
 }
 
-Deno.test("the CI installs ripgrep and git with apt-get when they are missing (needs bash)", {
-  ignore: !BASH,
-}, async () => {
-  const missing = await runTools(["apt-get"]);
-  assert.deepEqual(missing, {
-    code: 0,
-    stdout: "",
-    stderr: "installing ripgrep git with apt-get: tests that need them run instead of being " +
-      "ignored\n",
-    calls: "apt-get update -qq\napt-get install -y -qq ripgrep git\n",
-  });
-  const present = await runTools(["apt-get", "rg", "git"]);
-  assert.deepEqual(present, { code: 0, stdout: "", stderr: "", calls: "" });
-});
+Deno.test(
+  "the CI installs ripgrep, git, setsid and script with apt-get when they are missing (needs bash)",
+  {
+    ignore: !BASH,
+  },
+  async () => {
+    const missing = await runTools(["apt-get"]);
+    assert.deepEqual(missing, {
+      code: 0,
+      stdout: "",
+      stderr: "installing ripgrep git util-linux bsdutils with apt-get: tests that need them run " +
+        "instead of being ignored\n",
+      calls: "apt-get update -qq\napt-get install -y -qq ripgrep git util-linux bsdutils\n",
+    });
+    const present = await runTools(["apt-get", "rg", "git", "setsid", "script"]);
+    assert.deepEqual(present, { code: 0, stdout: "", stderr: "", calls: "" });
+  },
+);
 
 Deno.test("without apt-get the CI says which tools are missing and goes on (needs bash)", {
   ignore: !BASH,
 }, async () => {
-  const out = await runTools(["git"]);
+  const out = await runTools(["git", "setsid", "script"]);
   assert.deepEqual(out, {
     code: 0,
     stdout: "",
