@@ -1,6 +1,7 @@
 import { VERSION } from "../version.ts";
 import { adoptLauncherEnv } from "../util/launcher.ts";
 import { runWarm } from "./warm_client.ts";
+import { warmEligible } from "./warm_socket.ts";
 
 /**
  * Process entry: answers `--version` without loading anything else, hands `svc run` to a warm svc
@@ -16,7 +17,7 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "__warm" && args.length === 1) {
     return await (await import("./warm_server.ts")).serveWarm();
   }
-  const warm = args[0] === "run" ? await runWarm(args) : null;
+  const warm = args[0] === "run" && warmEligible() ? await runWarm(args) : null;
   if (warm && "code" in warm) return warm.code;
   const { runCli } = await import("./program.ts");
   const code = await runCli(args);

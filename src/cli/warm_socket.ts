@@ -33,8 +33,7 @@ export interface WarmPlace {
  * own user and umask.
  */
 export function warmPlace(options: { create?: boolean } = {}): WarmPlace | null {
-  if (BUILD_ID === null || !launcherPath() || Deno.build.os === "windows") return null;
-  if (Deno.env.get(WARM_ENV) === "0") return null;
+  if (!warmEligible()) return null;
   let dir: string;
   try {
     dir = join(globalConfigDir(), "warm");
@@ -52,6 +51,15 @@ export function warmPlace(options: { create?: boolean } = {}): WarmPlace | null 
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether this svc takes part in warm runs at all: installed (a build id and the launcher, which
+ * a compiled binary does not have), not on Windows, and not turned off with `SVC_WARM=0`.
+ */
+export function warmEligible(): boolean {
+  return BUILD_ID !== null && launcherPath() !== undefined && Deno.build.os !== "windows" &&
+    Deno.env.get(WARM_ENV) !== "0";
 }
 
 /** The owner and permission bits of a file this process makes with mode 0777. */
