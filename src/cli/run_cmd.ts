@@ -25,7 +25,7 @@ export function runCommand(setExit: (code: number) => void): Command {
       "after",
       "\nAn installed svc hands each run to a warm svc it started after the previous run (one\n" +
         "idle process per user, gone after 15 minutes unused); SVC_WARM=0 turns that off.\n" +
-        "See docs/performance.md (warm runs).",
+        "See docs/run.md (Warm runs).",
     )
     .action(async (words: string[], flags: RunFlags) => {
       const { runOnce } = await import("./run_action.ts");
