@@ -391,6 +391,53 @@ Deno.test({
     }),
 });
 
+Deno.test({
+  name:
+    "garbage on the warm socket ends that warm svc without running anything, and the next svc run still answers (needs setsid)",
+  ignore,
+  fn: () =>
+    withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
+      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
+      const frameOf = (type: number, body: string) => {
+        const bytes = new TextEncoder().encode(body);
+        const out = new Uint8Array(5 + bytes.length);
+        out[0] = type;
+        new DataView(out.buffer).setUint32(1, bytes.length);
+        out.set(bytes, 5);
+        return out;
+      };
+      const hostile = [
+        new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"), // not a frame: a length of 1.4 GB
+        frameOf(1, "{not json"),
+        frameOf(1, JSON.stringify({ build: "x", argv: ["run"], cwd: "/", env: {}, umask: 18 })),
+        frameOf(1, JSON.stringify({ argv: ["jobs", "daemon"], cwd: box.worktree, env: {} })),
+      ];
+      assert.equal((await run(box, args)).code, 0);
+      for (const bytes of hostile) {
+        const { path } = await waitForSocket(box.home);
+        const [pid] = warmPidsOf(box.home);
+        const conn = await Deno.connect({ transport: "unix", path });
+        await conn.write(bytes);
+        // The warm svc answers REFUSED (type 12) or closes; either way it exits without a run.
+        const reply = new Uint8Array(1);
+        const n = await conn.read(reply).catch(() => null);
+        assert.ok(n === null || reply[0] === 12, `reply ${reply[0]}`);
+        conn.close();
+        for (let i = 0; i < 200 && warmPidsOf(box.home).includes(pid); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.equal(warmPidsOf(box.home).includes(pid), false);
+        // No session was written for it; the next run answers (cold) and starts a warm svc again.
+        const next = await run(box, args);
+        assert.deepEqual([next.code, next.stdout], [0, "answer\n"]);
+      }
+      const sessions = [...Deno.readDirSync(`${box.worktree}/.svc/sessions`)]
+        .filter((e) => e.name.endsWith(".json"));
+      assert.equal(sessions.length, 1 + hostile.length);
+      assert.equal(provider.requests.length, 1 + hostile.length);
+    }),
+});
+
 function environOf(pid: number): string {
   try {
     return Deno.readTextFileSync(`/proc/${pid}/environ`);
