@@ -17,6 +17,8 @@ import { startupVariable, type WarmPlace, warmPlace } from "./warm_socket.ts";
 
 /** How long a warm svc waits for a run before it exits. */
 export const WARM_IDLE_MS = 15 * 60_000;
+/** How long loading and rehearsing may take before a starting warm svc gives up and exits. */
+const PRELOAD_LIMIT_MS = 20_000;
 /** How long a starting warm svc keeps others from starting. */
 const STARTING_MS = 30_000;
 /** How often an idle warm svc looks whether its socket is still its own (one lstat). */
@@ -138,8 +140,11 @@ function removeQuietly(path: string): void {
  * Nothing here reads the user's config or a worktree.
  */
 async function preload(): Promise<(args: string[]) => Promise<number>> {
+  // A start that hangs (it never should) must not leave a process behind: nothing waits for it.
+  const guard = setTimeout(() => Deno.exit(1), PRELOAD_LIMIT_MS);
   const [{ runCli }] = await Promise.all([import("./program.ts"), import("./run_action.ts")]);
   await rehearse(runCli);
+  clearTimeout(guard);
   return runCli;
 }
 
