@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../version.ts";
 import { removeStaleTemps } from "../util/atomic.ts";
 import { globalConfigDir } from "../util/dirs.ts";
+import { writeAllSync } from "../util/write_all.ts";
 import { runCommand } from "./run_cmd.ts";
 import { configCommand } from "./config_cmd.ts";
 import { connectCommand } from "./connect_cmd.ts";
@@ -55,22 +56,14 @@ export function buildProgram(setExit: (code: number) => void, only?: string): Co
   return program;
 }
 
-const encoder = new TextEncoder();
-
-/** Writes all of `text` (a write may take part of it). */
-function writeAll(out: { writeSync(bytes: Uint8Array): number }, text: string): void {
-  const bytes = encoder.encode(text);
-  for (let at = 0; at < bytes.length;) at += out.writeSync(bytes.subarray(at));
-}
-
 /**
  * Commander's help, version and errors go through `Deno.stdout` and `Deno.stderr` like the rest
  * of svc's output (commander's default is Node's `process` streams), so a warm run relays them
  * too (warm_room.ts); the help's width is the terminal's, else 80, as commander's default.
  */
 const OUTPUT = {
-  writeOut: (text: string) => writeAll(Deno.stdout, text),
-  writeErr: (text: string) => writeAll(Deno.stderr, text),
+  writeOut: (text: string) => writeAllSync(Deno.stdout, text),
+  writeErr: (text: string) => writeAllSync(Deno.stderr, text),
   getOutHelpWidth: () => Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 80,
   getErrHelpWidth: () => Deno.stderr.isTerminal() ? Deno.consoleSize().columns : 80,
 };

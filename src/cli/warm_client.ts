@@ -10,6 +10,7 @@
 import { BUILD_ID } from "../util/build_id.ts";
 import { FRAME, frame, readFrames, type WarmRequest, writeAll } from "./warm_frames.ts";
 import { type WarmPlace, warmPlace } from "./warm_socket.ts";
+import { writeAllSync } from "../util/write_all.ts";
 
 /** What became of a handed run: its exit code, or why this process must run it itself. */
 export type WarmOutcome = { code: number } | { cold: "none" | "busy" };
@@ -112,7 +113,7 @@ async function relay(
       if (type === FRAME.stdout || type === FRAME.stderr) {
         const out = type === FRAME.stdout ? Deno.stdout : Deno.stderr;
         try {
-          for (let at = 0; at < payload.length;) at += out.writeSync(payload.subarray(at));
+          writeAllSync(out, payload);
         } catch (err) {
           // A closed pipe (`svc run ... | head -1`): the run stops as on a hang-up.
           const name = type === FRAME.stdout ? "standard output" : "standard error";

@@ -7,13 +7,10 @@
  */
 /// <reference lib="deno.window" />
 import type { WorkerMessage } from "./sandbox_protocol.ts";
+import { writeAllSync } from "../util/write_all.ts";
 
 const [module, permissions, name] = Deno.args;
-const encoder = new TextEncoder();
-const write = (message: WorkerMessage) => {
-  const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
-  for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
-};
+const write = (message: WorkerMessage) => writeAllSync(Deno.stdout, `${JSON.stringify(message)}\n`);
 
 const worker = new Worker(module, {
   type: "module",
