@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runProcess, sandbox } from "../_support/cli.ts";
+import { FRAME, frame } from "../../src/cli/warm_frames.ts";
 import { type FakeProvider, startFakeProvider } from "../_support/fake_provider.ts";
 
 /**
@@ -119,6 +120,11 @@ async function stopWarm(home: string): Promise<void> {
   assert.deepEqual(warmPidsOf(home), []);
 }
 
+/** `svc run` against the test's provider with model "m", then `rest`. */
+function runArgs(provider: FakeProvider, ...rest: string[]): string[] {
+  return ["run", "--base-url", provider.url, "--model", "m", ...rest];
+}
+
 /** What a tool call reports: its folder, a variable, and the command line of the svc running it. */
 const PROBE = 'echo "cwd=$PWD probe=$WARM_PROBE by=$(tr "\\0" " " < /proc/$PPID/cmdline)"';
 
@@ -156,7 +162,7 @@ Deno.test({
       probeOrAnswer,
       { trusted: true },
       async (box, provider) => {
-        const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+        const args = runArgs(provider, "--yes", "-p", "probe");
         const cold = await run(box, args, { env: { WARM_PROBE: "one" } });
         assert.deepEqual([cold.code, cold.stdout], [0, "probed\n"]);
         const first = await waitForSocket(box.home);
@@ -192,7 +198,7 @@ Deno.test({
       probeOrAnswer,
       { trusted: true },
       async (box, provider) => {
-        const args = ["run", "--base-url", provider.url, "--model", "m", "--yes", "-p", "probe"];
+        const args = runArgs(provider, "--yes", "-p", "probe");
         const ranBy = () => {
           const content = provider.requests.at(-1)!.body.messages.at(-1).content as string;
           return content.includes("main.js __warm") ? "warm" : "cold";
@@ -225,7 +231,7 @@ Deno.test({
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
-      const base = ["run", "--base-url", provider.url, "--model", "m"];
+      const base = runArgs(provider);
       const cases = [
         { args: [...base, "-p", "hi", "--output", "json"] },
         { args: [...base, "-p", "-"], stdin: "from stdin" },
@@ -273,7 +279,7 @@ Deno.test({
     withWarm(() => ({ stall: true, text: "partial" }), {}, async (box, provider) => {
       const { bin } = await install();
       const env = { ...box.env, DENO_DIR, PATH };
-      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "wait"];
+      const args = runArgs(provider, "-p", "wait");
       // The first run starts the warm svc; its own stalled turn is cancelled by SIGTERM.
       const cold = new Deno.Command(bin, { args, cwd: box.worktree, env, stdout: "null" }).spawn();
       while (provider.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
@@ -330,7 +336,7 @@ Deno.test({
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
-      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
+      const args = runArgs(provider, "-p", "hi");
       assert.equal((await run(box, args)).code, 0);
       const { path } = await waitForSocket(box.home);
       await stopWarm(box.home);
@@ -372,7 +378,7 @@ Deno.test({
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
-      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
+      const args = runArgs(provider, "-p", "hi");
       const off = await run(box, args, { env: { SVC_WARM: "0" } });
       assert.deepEqual([off.code, off.stdout], [0, "answer\n"]);
       await new Promise((r) => setTimeout(r, 1500));
@@ -397,20 +403,18 @@ Deno.test({
   ignore,
   fn: () =>
     withWarm(() => ({ text: "answer" }), {}, async (box, provider) => {
-      const args = ["run", "--base-url", provider.url, "--model", "m", "-p", "hi"];
-      const frameOf = (type: number, body: string) => {
-        const bytes = new TextEncoder().encode(body);
-        const out = new Uint8Array(5 + bytes.length);
-        out[0] = type;
-        new DataView(out.buffer).setUint32(1, bytes.length);
-        out.set(bytes, 5);
-        return out;
-      };
+      const args = runArgs(provider, "-p", "hi");
       const hostile = [
         new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"), // not a frame: a length of 1.4 GB
-        frameOf(1, "{not json"),
-        frameOf(1, JSON.stringify({ build: "x", argv: ["run"], cwd: "/", env: {}, umask: 18 })),
-        frameOf(1, JSON.stringify({ argv: ["jobs", "daemon"], cwd: box.worktree, env: {} })),
+        frame(FRAME.request, "{not json"),
+        frame(
+          FRAME.request,
+          JSON.stringify({ build: "x", argv: ["run"], cwd: "/", env: {}, umask: 18 }),
+        ),
+        frame(
+          FRAME.request,
+          JSON.stringify({ argv: ["jobs", "daemon"], cwd: box.worktree, env: {} }),
+        ),
       ];
       assert.equal((await run(box, args)).code, 0);
       for (const bytes of hostile) {
@@ -418,10 +422,10 @@ Deno.test({
         const [pid] = warmPidsOf(box.home);
         const conn = await Deno.connect({ transport: "unix", path });
         await conn.write(bytes);
-        // The warm svc answers REFUSED (type 12) or closes; either way it exits without a run.
+        // The warm svc answers REFUSED or closes; either way it exits without a run.
         const reply = new Uint8Array(1);
         const n = await conn.read(reply).catch(() => null);
-        assert.ok(n === null || reply[0] === 12, `reply ${reply[0]}`);
+        assert.ok(n === null || reply[0] === FRAME.refused, `reply ${reply[0]}`);
         conn.close();
         for (let i = 0; i < 200 && warmPidsOf(box.home).includes(pid); i++) {
           await new Promise((r) => setTimeout(r, 50));
