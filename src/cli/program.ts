@@ -58,8 +58,8 @@ export function buildProgram(setExit: (code: number) => void, only?: string): Co
 
 /**
  * Commander's help, version and errors go through `Deno.stdout` and `Deno.stderr` like the rest
- * of svc's output (commander's default is Node's `process` streams), so a warm run relays them
- * too (warm_room.ts); the help's width is the terminal's, else 80, as commander's default.
+ * of svc's output (commander's default is Node's `process` streams); the help's width is the
+ * terminal's, else 80, as commander's default.
  */
 const OUTPUT = {
   writeOut: (text: string) => writeAllSync(Deno.stdout, text),

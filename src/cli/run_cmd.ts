@@ -23,9 +23,8 @@ export function runCommand(setExit: (code: number) => void): Command {
     .argument("[prompt...]", "the prompt, when --prompt is not given")
     .addHelpText(
       "after",
-      "\nAn installed svc hands each run to a warm svc it started after the previous run (one\n" +
-        "idle process per user, gone after 15 minutes unused); SVC_WARM=0 turns that off.\n" +
-        "See docs/run.md (Warm runs).",
+      "\nEach run starts svc afresh and ends with the command. A script that sends many prompts\n" +
+        "can keep one svc instead: svc serve and POST /chat (docs/serving.md), or the REPL (svc).",
     )
     .action(async (words: string[], flags: RunFlags) => {
       const { runOnce } = await import("./run_action.ts");

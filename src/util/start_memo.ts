@@ -66,11 +66,6 @@ export class StartMemo {
     return entries && Object.hasOwn(entries, key) ? entries[key] : undefined;
   }
 
-  /** Resolves when every write started so far has ended. */
-  settled(): Promise<void> {
-    return this.#writing;
-  }
-
   /** Remembers values and writes the file; does nothing when disabled. Never throws. */
   async remember(kind: string, values: Iterable<[string, unknown]>): Promise<void> {
     if (this.#file === null) return;

@@ -113,10 +113,14 @@ async function startsWithoutZod(
   // This provider's address is a new config (the flags are its top layer): remembered here.
   assert.equal((await oneWord()).code, 0);
   await Deno.rename(`${dist}/${zod[0]}`, `${dist}/${zod[0]}.away`);
-  const warm = await oneWord();
+  const withoutZod = await oneWord();
   await Deno.rename(`${dist}/${zod[0]}.away`, `${dist}/${zod[0]}`);
   assert.deepEqual(
-    [warm.code, new TextDecoder().decode(warm.stdout), new TextDecoder().decode(warm.stderr)],
+    [
+      withoutZod.code,
+      new TextDecoder().decode(withoutZod.stdout),
+      new TextDecoder().decode(withoutZod.stderr),
+    ],
     [0, "Done\n", ""],
   );
   await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
