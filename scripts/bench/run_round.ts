@@ -39,9 +39,7 @@ for (let i = 0; i < 10; i++) {
 report("calibration: deno run of an empty script", floor);
 const source = svcArgs(Deno.execPath(), "run", "-A", "--quiet", MAIN);
 const installedSvc = svcArgs(installed.bin);
-// Cold runs (a warm run's CPU and memory would be mostly another process's): `deno task bench
-// turns` measures warm runs.
-const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "", SVC_WARM: "0" };
+const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "" };
 await timeProcess(source, { cwd, env });
 await timeProcess(installedSvc, { cwd, env });
 const sourceRuns = [];

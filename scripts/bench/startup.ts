@@ -23,13 +23,11 @@ const commands = [
   ["from source: svc --version", [deno, "run", "-A", "--quiet", MAIN, "--version"], undefined],
   ["from source: svc run --help", [deno, "run", "-A", "--quiet", MAIN, "run", "--help"], undefined],
 ] as const;
-// Cold starts: `svc run --help` would otherwise start a warm svc and hand the next ones to it.
-const env = { SVC_WARM: "0" };
-for (const [, args] of commands) await timeProcess([...args], { cwd, env });
+for (const [, args] of commands) await timeProcess([...args], { cwd });
 const walls = commands.map(() => [] as number[]);
 for (let i = 0; i < 15; i++) {
   for (const [k, [, args]] of commands.entries()) {
-    walls[k].push((await timeProcess([...args], { cwd, env })).wall);
+    walls[k].push((await timeProcess([...args], { cwd })).wall);
   }
 }
 for (const [k, [name, , target]] of commands.entries()) report(name, walls[k], "ms", target);

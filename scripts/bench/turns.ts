@@ -5,8 +5,7 @@
  * floor, the installed svc and the source tree alternate so the VM's changing speed hits all alike.
  * "installed on a terminal" runs the text renderer on a pseudo-terminal; "svc alone on a terminal"
  * is svc's own CPU there, measured by GNU time inside the pty, against `--output json` (issue 17:
- * within 20%). "installed, warm" hands its run to the warm svc the previous run started
- * (src/cli/warm_client.ts); every other variant runs cold (`SVC_WARM=0`).
+ * within 20%).
  */
 import {
   installTemporarySvc,
@@ -47,32 +46,13 @@ const scenarios = [
   { name: "200 KB answer, 4,000 chunks", size: 200_000, chunk: 50, runs: 9 },
   { name: "2 MB answer, 40,000 chunks", size: 2_000_000, chunk: 50, runs: 5 },
 ].filter((s) => only.length === 0 || only.some((o) => s.name.includes(o)));
-// Every variant but "installed, warm" runs cold: its CPU and memory are its own process's.
-const warmEnv = { HOME: home, PATH: Deno.env.get("PATH") ?? "", NO_COLOR: "1" };
-const env = { ...warmEnv, SVC_WARM: "0" };
-
-/** Waits (up to 10 s) until a warm svc listens and none is starting. */
-async function warmReady(): Promise<void> {
-  const dir = `${home}/.config/svc/warm`;
-  for (let i = 0; i < 500; i++) {
-    const names = [...Deno.readDirSync(dir)].map((e) => e.name);
-    if (names.some((n) => n.endsWith(".sock")) && !names.some((n) => n.endsWith(".starting"))) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no warm svc listens in ${dir}`);
-}
+const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "", NO_COLOR: "1" };
 for (const s of scenarios) {
   const p = await provider(s.size, s.chunk);
   const runArgs = ["run", "--base-url", p.url, "--model", "m", "--prompt", "hi"];
   const variants = {
     floor: [deno, "run", "--allow-net", "--quiet", `${here}_floor_client.ts`, p.url, "m"],
     installed: [installed.bin, ...runArgs],
-    // The same command handing its run to the warm svc the previous run started (each sample
-    // waits until that one listens, and the next sample until its successor does, so no start-up
-    // of a warm svc overlaps a timed process).
-    "installed, warm": [installed.bin, ...runArgs],
     "installed --output json": [installed.bin, ...runArgs, "--output", "json"],
     // As `deno task svc` runs it.
     source: [deno, "run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", MAIN, ...runArgs],
@@ -93,15 +73,11 @@ for (const s of scenarios) {
   const samples = Object.fromEntries(
     Object.keys(variants).map((k) => [k, [] as Awaited<ReturnType<typeof timeProcess>>[]]),
   );
-  const envOf = (k: string) => k === "installed, warm" ? warmEnv : env;
-  for (const [k, cmd] of Object.entries(variants)) await timeProcess(cmd, { cwd, env: envOf(k) });
+  for (const cmd of Object.values(variants)) await timeProcess(cmd, { cwd, env });
   const svcAlone: Awaited<ReturnType<typeof timeProcess>>[] = [];
   for (let i = 0; i < s.runs; i++) {
     for (const [k, cmd] of Object.entries(variants)) {
-      if (k === "installed, warm") await warmReady();
-      samples[k].push(await timeProcess(cmd, { cwd, env: envOf(k) }));
-      // The successor it starts must not overlap the next sample either.
-      if (k === "installed, warm") await warmReady();
+      samples[k].push(await timeProcess(cmd, { cwd, env }));
       if (k !== "installed on a terminal" || !hasTime) continue;
       const [user, sys, rss] = (await Deno.readTextFile(alone)).trim().split(" ").map(Number);
       svcAlone.push({ wall: NaN, user: user * 1000, sys: sys * 1000, rssKb: rss });
@@ -116,8 +92,6 @@ for (const s of scenarios) {
       "ms",
       k === "floor" ? undefined : `ratio ${(median(wall) / floor).toFixed(2)} (< 1.3)`,
     );
-    // A warm run's CPU and memory are mostly the warm svc's, not this process's.
-    if (k === "installed, warm") continue;
     report(`${s.name}: ${k} CPU`, cpuOf(list), "ms");
     report(`${s.name}: ${k} peak RSS`, list.map((x) => x.rssKb / 1024), "MiB");
   }
@@ -136,10 +110,8 @@ for (const s of scenarios) {
   }
   await p.stop();
 }
-// The last warm run's successor: let it listen, then remove its HOME (it exits within seconds).
-await warmReady().catch(() => {});
-await Deno.remove(home, { recursive: true });
 await installed.remove();
+await Deno.remove(home, { recursive: true });
 await Deno.remove(cwd, { recursive: true });
 
 function cpuOf(list: Awaited<ReturnType<typeof timeProcess>>[]): number[] {
