@@ -3,10 +3,12 @@
  * in its own group or under a parent-death signal, so this one spawns with Deno.Command and
  * reuses the SDK's message parsing (`deserializeMessage`, `serializeMessage`; the framing is
  * lines.ts, as the SDK's is quadratic in the message size) and its safe environment
- * (`getDefaultEnvironment`: HOME, LOGNAME, PATH, SHELL, TERM, USER; never svc's other variables,
- * so no API key a user exported reaches a server). A line that is not JSON-RPC (a banner) is
- * skipped; a message over the size cap ends the connection; stderr is kept only as a short tail
- * for error messages.
+ * (`getDefaultEnvironment`: HOME, LOGNAME, PATH, SHELL, TERM, USER), to which svc adds its proxy
+ * and certificate settings (src/tool/network_env.ts: a server started with `npx -y` or
+ * `deno run npm:` downloads itself) and the entry's `env`; never svc's other variables, so no API
+ * key a user exported reaches a server. A line that is not JSON-RPC (a banner) is skipped; a
+ * message over the size cap ends the connection; stderr is kept only as a short tail for error
+ * messages.
  */
 import {
   deserializeMessage,
@@ -16,6 +18,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { signalGroup } from "../../../../src/plugin/api.ts";
+import { withNetworkEnv } from "../../../../src/tool/network_env.ts";
 import { guarded, track, untrack } from "./children.ts";
 import { LineSplitter } from "./lines.ts";
 
@@ -25,7 +28,10 @@ export interface ChildSpec {
   args: string[];
   /** Absolute working directory. */
   cwd: string;
-  /** Added to the safe default environment. */
+  /**
+   * Added to the safe default environment and svc's network settings (which it overrides; an
+   * empty value removes one of those).
+   */
   env: Record<string, string>;
   /** Largest message accepted, in bytes. */
   maxMessageBytes: number;
@@ -83,7 +89,7 @@ export class ChildTransport implements Transport {
         args,
         cwd: this.spec.cwd,
         clearEnv: true,
-        env: { ...getDefaultEnvironment(), ...this.spec.env },
+        env: withNetworkEnv(getDefaultEnvironment(), this.spec.env),
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
