@@ -8,6 +8,7 @@ import { sandbox } from "../../../tests/_support/cli.ts";
 import { startServe, writeConfig } from "../../../tests/http/_serve.ts";
 import { mcpTest } from "./_client.ts";
 import { DENO_DIR, fixture, npmStdio, pinned, svcMcp } from "./_servers.ts";
+import { NETWORK_VARIABLES, networkEnv } from "../../../src/tool/network_env.ts";
 
 const FS_TOOLS = [
   "read_file",
@@ -69,16 +70,25 @@ Deno.test("server-filesystem over stdio: mcp_connect imports fs.<tool>, the next
   assert.equal(t.clients.stateOf("fs"), "disconnected");
 });
 
-Deno.test("server-everything over stdio: hyphenated names, numbers coerced, images as a note, and no environment of svc's but the entry's", async () => {
+Deno.test("server-everything over stdio: hyphenated names, numbers coerced, images as a note, and of svc's environment only the safe set and its proxy and certificate settings, the entry's winning", async () => {
   // Without svc's care a child inherits every variable, an exported API key included.
-  Deno.env.set("OPENAI_API_KEY", "sk-leak-marker-123");
+  const restore = setEnvFor({
+    OPENAI_API_KEY: "sk-leak-marker-123",
+    // svc's network settings reach the server. One exclusion more (a host that cannot exist)
+    // changes no route, here or in the server's own download, and a certificate file without a
+    // certificate adds none: both are safe to set whatever proxy this machine is behind.
+    [NO_PROXY_NAME]: [Deno.env.get(NO_PROXY_NAME), "svc-test.invalid"].filter(Boolean).join(","),
+    ...(Deno.env.get("DENO_CERT") ? {} : { DENO_CERT: await certFile("") }),
+  });
+  // The entry's own value wins: the same certificates as svc's, from another file.
+  const svcCert = Deno.env.get("DENO_CERT")!;
+  const entryCert = await certFile(await Deno.readTextFile(svcCert));
   try {
     const plain = await new Deno.Command("sh", { args: ["-c", "env"], stdout: "piped" }).output();
     assert.match(new TextDecoder().decode(plain.stdout), /sk-leak-marker-123/);
+    const own = { DENO_DIR, SVC_TEST_MARKER: "from the entry", DENO_CERT: entryCert };
     await using t = await mcpTest([
-      npmStdio("everything", "@modelcontextprotocol/server-everything", ["stdio"], {
-        env: { DENO_DIR, SVC_TEST_MARKER: "from the entry" },
-      }),
+      npmStdio("everything", "@modelcontextprotocol/server-everything", ["stdio"], { env: own }),
     ]);
     assert.equal((await t.call("mcp_connect", { server: "everything" })).ok, true);
     assert.deepEqual(await t.call("everything__get-sum", { a: 2, b: "3" }), {
@@ -90,16 +100,48 @@ Deno.test("server-everything over stdio: hyphenated names, numbers coerced, imag
     const env = JSON.parse((await t.call("everything__get-env")).content);
     assert.equal(env.OPENAI_API_KEY, undefined);
     assert.equal(env.SVC_TEST_MARKER, "from the entry");
-    // The SDK's safe set, the entry's own, and the one deno adds when it runs an npm bin.
-    const safe = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "DENO_DIR"];
-    assert.deepEqual(Object.keys(env).filter((key) => !safe.includes(key)).sort(), [
-      "SVC_TEST_MARKER",
-      "npm_config_user_agent",
-    ]);
+    assert.equal(env[NO_PROXY_NAME], Deno.env.get(NO_PROXY_NAME));
+    assert.equal(env.DENO_CERT, entryCert);
+    // Every network setting of svc's (a proxy address with a password in it excepted).
+    for (const [name, value] of Object.entries(networkEnv())) {
+      if (name !== "DENO_CERT" && !value.includes("@")) assert.equal(env[name], value, name);
+    }
+    // Beyond those: the SDK's safe set, the entry's own, and the one deno adds for an npm bin.
+    const safe = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", ...NETWORK_VARIABLES];
+    assert.deepEqual(
+      Object.keys(env).filter((key) => !safe.includes(key) && !(key in own)).sort(),
+      ["npm_config_user_agent"],
+    );
   } finally {
-    Deno.env.delete("OPENAI_API_KEY");
+    restore();
+    await Deno.remove(entryCert);
+    if (svcCert !== Deno.env.get("DENO_CERT")) await Deno.remove(svcCert);
   }
 });
+
+/** The no-proxy variable this machine uses: lower case only when it alone is set. */
+const NO_PROXY_NAME = Deno.env.get("no_proxy") && !Deno.env.get("NO_PROXY")
+  ? "no_proxy"
+  : "NO_PROXY";
+
+/** Sets `values` in this process's environment; the result puts back what was there. */
+function setEnvFor(values: Record<string, string>): () => void {
+  const before = Object.keys(values).map((name) => [name, Deno.env.get(name)] as const);
+  for (const [name, value] of Object.entries(values)) Deno.env.set(name, value);
+  return () => {
+    for (const [name, value] of before) {
+      if (value === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, value);
+    }
+  };
+}
+
+/** A temp file holding `pem` (DENO_CERT's format; one without a certificate adds none). */
+async function certFile(pem: string): Promise<string> {
+  const path = await Deno.makeTempFile({ prefix: "svc-test-ca-", suffix: ".pem" });
+  await Deno.writeTextFile(path, pem);
+  return path;
+}
 
 /** Starts server-everything's streamable HTTP transport on a free port. */
 async function everythingHttp(): Promise<{ url: string; stop(): Promise<void> }> {
