@@ -21,7 +21,8 @@ export async function splitFrontMatter(text: string): Promise<FrontMatter> {
   if (!close) return { problem: "its front matter starts with --- but has no closing --- line" };
   const yaml = rest.slice(0, close.index);
   const body = rest.slice(close.index + close[0].length);
-  const { parse } = await import("yaml");
+  // The default export: yaml is CommonJS, and a bundle's chunk of it has no named exports.
+  const { parse } = (await import("yaml")).default;
   let data: unknown;
   try {
     // The core schema only: no custom tags, and aliases are capped (no "billion laughs").

@@ -1,16 +1,12 @@
 /**
  * Spawns `main.ts` as a user would, with a temp HOME and worktree, and with the permissions of
- * svc's entry points (never `-A`), so every end-to-end test also proves that set sufficient.
+ * svc's entry points (never `-A`), so every end-to-end test also proves that set sufficient
+ * (builds.ts runs the installed build the same way).
  */
-import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+import { type CliResult, runBuild, SOURCE_BUILD, spawnBuild } from "./builds.ts";
+import { networkEnv } from "../../src/tool/network_env.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult };
 
 /** A temp HOME and worktree pair, removed on dispose. */
 export async function sandbox(
@@ -32,7 +28,9 @@ export async function sandbox(
   return {
     home,
     worktree,
-    env: { HOME: home, NO_COLOR: "1" },
+    // The proxy and certificate settings of this process: svc, and children that clear their
+    // environment, may download packages (an MCP server run with `deno run npm:`).
+    env: { HOME: home, NO_COLOR: "1", ...networkEnv() },
     async [Symbol.asyncDispose]() {
       await Deno.remove(home, { recursive: true });
       await Deno.remove(worktree, { recursive: true });
@@ -40,50 +38,15 @@ export async function sandbox(
   };
 }
 
-/** Runs svc to completion. */
+/** Runs svc from the source tree to completion. */
 export function svc(
   args: string[],
   options: { cwd: string; env: Record<string, string>; stdin?: string },
 ): Promise<CliResult> {
-  return runProcess(
-    Deno.execPath(),
-    ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
-    options,
-  );
+  return runBuild(SOURCE_BUILD, args, options);
 }
 
-/** Runs a program to completion; `stdin` is written to it when given (else it reads nothing). */
-export async function runProcess(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: Record<string, string>; stdin?: string },
-): Promise<CliResult> {
-  const child = new Deno.Command(command, {
-    args,
-    cwd: options.cwd,
-    env: options.env,
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-}
-
-/** Spawns svc and returns the live process (for signals). */
+/** Spawns svc from the source tree and returns the live process (for signals). */
 export function spawnSvc(args: string[], options: { cwd: string; env: Record<string, string> }) {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
-    cwd: options.cwd,
-    env: options.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  return spawnBuild(SOURCE_BUILD, args, options);
 }
