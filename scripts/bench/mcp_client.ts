@@ -6,7 +6,8 @@
  * call made with the bare official client.
  */
 import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { networkEnv } from "../../src/tool/network_env.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
@@ -28,6 +29,9 @@ const entry = {
   args: ["run", "-A", "--quiet", SERVER, worktree],
 };
 const args = { path: `${worktree}/notes.txt` };
+// What svc hands the server: the safe set and the proxy and certificate settings (behind a
+// TLS-intercepting proxy the server cannot download itself without them).
+const BARE_ENV = { ...getDefaultEnvironment(), ...networkEnv() };
 
 try {
   // The server's own start: spawn, then the answer to an initialize written at once.
@@ -51,7 +55,7 @@ try {
     let start = performance.now();
     const client = new Client({ name: "bench", version: "1" });
     await client.connect(
-      new StdioClientTransport({ command: entry.command, args: entry.args, stderr: "ignore" }),
+      new StdioClientTransport({ ...entry, env: BARE_ENV, stderr: "ignore" }),
     );
     await client.listTools();
     if (i > 0) bareConnects.push(performance.now() - start);
@@ -68,7 +72,7 @@ try {
 
   const raw = new Client({ name: "bench", version: "1" });
   await raw.connect(
-    new StdioClientTransport({ command: entry.command, args: entry.args, stderr: "ignore" }),
+    new StdioClientTransport({ ...entry, env: BARE_ENV, stderr: "ignore" }),
   );
   const tools = servedTools(runtime, { audit: () => Promise.resolve() });
   // Rounds alternate between the two, so neither gains from running second.
