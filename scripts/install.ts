@@ -5,7 +5,8 @@
  * nothing from this checkout: moving, rebuilding or deleting the checkout does not break it. The
  * copied deno.json carries the import map (third-party plugins import bare names like `zod`) and
  * the unstable flags. The command runs with svc's permission set (scripts/permissions.ts), not
- * `-A`, from a launcher script with a Deno cache folder of its own (scripts/launcher_script.ts).
+ * `-A`, from a launcher script with a Deno cache folder of its own (scripts/launcher_script.ts)
+ * that runs the Deno binary running this install (`Deno.execPath()`), by its absolute path.
  * Re-run this after updating the checkout to install the new version.
  * `--dist=<dir>` builds into another folder; other arguments go to `deno install` (for example
  * `--root <dir>`).
@@ -14,7 +15,7 @@ import { cp, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SVC_PERMISSIONS } from "./permissions.ts";
 import { SVC_V8_FLAGS } from "./v8_flags.ts";
-import { launcherScript } from "./launcher_script.ts";
+import { launcherScript, notNativeDeno } from "./launcher_script.ts";
 import { scriptArgs } from "./script_args.ts";
 
 const root = new URL("../", import.meta.url).pathname;
@@ -32,6 +33,20 @@ const installArgs = args.filter((a) => a !== distArg);
 const prefix = installRoot(installArgs);
 const lib = join(prefix, "lib", "svc");
 const bin = join(prefix, "bin");
+/**
+ * The Deno the launcher runs: this one, the binary itself even when a wrapper on PATH (npm's
+ * `bin.cjs`) started it. Checked first, before the build.
+ */
+const deno = Deno.execPath();
+const notDeno = await notNativeDeno(deno);
+if (notDeno) {
+  console.error(
+    `svc install: ${notDeno}. The installed svc runs the Deno binary that ran the install, so run ` +
+      "the install with the real binary (see docs/install.md; with npm it is " +
+      "$(npm root -g)/deno/deno)",
+  );
+  Deno.exit(1);
+}
 
 /** Where `deno install -g` puts `bin/`: `--root`, else DENO_INSTALL_ROOT, else ~/.deno. */
 function installRoot(args: string[]): string {
@@ -92,6 +107,7 @@ async function writeLauncher(): Promise<void> {
   const copied = join(bin, ".svc", "deno.json");
   const config = await Deno.stat(copied).then(() => copied, () => join(lib, "deno.json"));
   const text = launcherScript({
+    deno,
     launcher,
     cacheDir: join(lib, ".deno"),
     config,

@@ -12,6 +12,14 @@
  * `deno install` cannot set environment variables, hence this script. svc gives the caller's
  * `DENO_DIR` and `DENO_NO_UPDATE_CHECK` back to its environment at start (src/util/launcher.ts),
  * so what svc runs sees the user's values.
+ *
+ * The script runs the Deno binary that ran the install, by its absolute path, never the `deno` first
+ * on PATH: that can be the npm package's Node wrapper (`bin.cjs`), which runs the binary as its
+ * child and passes no signal on, so `kill` would stop the wrapper and leave svc (and everything it
+ * started) running. With `exec` of the binary itself, the pid the user sees is svc's. svc starts
+ * itself again through this script (src/util/svc_command.ts), so its fleet agents, supervisor and
+ * `svc` MCP servers run that binary too. When the binary is gone (Deno upgraded or moved), the
+ * script says to install again instead of starting another Deno.
  */
 import { LAUNCHER_ENV, OUTER_PREFIX } from "../src/util/launcher.ts";
 import { SVC_PERMISSIONS, SVC_V8_OPTIONS } from "../src/util/svc_command.ts";
@@ -24,29 +32,76 @@ function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The first bytes of a native executable: ELF, Mach-O (32 and 64 bit, both byte orders), fat. */
+const NATIVE_MAGIC = [
+  [0x7f, 0x45, 0x4c, 0x46],
+  [0xfe, 0xed, 0xfa, 0xce],
+  [0xfe, 0xed, 0xfa, 0xcf],
+  [0xce, 0xfa, 0xed, 0xfe],
+  [0xcf, 0xfa, 0xed, 0xfe],
+  [0xca, 0xfe, 0xba, 0xbe],
+];
+
 /**
- * The launcher's text. `launcher` is where it is written, `cacheDir` svc's Deno cache folder,
- * `config` the deno.json it runs with and `main` the installed main.js.
+ * Why `path` cannot be the Deno the launcher runs, or null when it can: it must be an executable
+ * file that is a native binary (ELF or Mach-O), not a script such as npm's Node wrapper.
+ */
+export async function notNativeDeno(path: string): Promise<string | null> {
+  let head: Uint8Array;
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile || info.mode === null || (info.mode & 0o111) === 0) {
+      return `${path} is not an executable file`;
+    }
+    using file = await Deno.open(path);
+    head = new Uint8Array(4);
+    let got = 0;
+    while (got < head.length) {
+      const n = await file.read(head.subarray(got));
+      if (n === null) break;
+      got += n;
+    }
+    head = head.subarray(0, got);
+  } catch (err) {
+    return `${path} cannot be read (${(err as Error).message})`;
+  }
+  if (NATIVE_MAGIC.some((magic) => magic.every((byte, i) => head[i] === byte))) return null;
+  const script = head[0] === 0x23 && head[1] === 0x21; // "#!"
+  return `${path} is ${script ? "a script" : "not a native executable"}, not the Deno binary`;
+}
+
+/**
+ * The launcher's text. `deno` is the absolute path of the Deno binary it runs (the one that ran the
+ * install), `launcher` where it is written, `cacheDir` svc's Deno cache folder, `config` the
+ * deno.json it runs with and `main` the installed main.js.
  */
 export function launcherScript(
-  paths: { launcher: string; cacheDir: string; config: string; main: string },
+  paths: { deno: string; launcher: string; cacheDir: string; config: string; main: string },
 ): string {
   const save = LAUNCHER_ENV.map((name) =>
     `unset ${OUTER_PREFIX}${name}; ` +
     `[ "\${${name}+set}" = set ] && export ${OUTER_PREFIX}${name}="$${name}"`
   );
   const mainUrl = new URL(`file://${paths.main}`).href;
+  const gone = `svc: ${paths.deno}, the Deno that svc was installed with, is gone or not ` +
+    "executable (Deno upgraded or moved?); install svc again: run `deno task install` in the svc " +
+    "checkout";
   return [
     "#!/bin/sh",
     "# svc, written by `deno task install`: runs the installed copy with its own Deno cache folder",
     "# (see scripts/launcher_script.ts and docs/performance.md). svc gives the caller's DENO_DIR and",
-    "# DENO_NO_UPDATE_CHECK back to what it runs.",
+    "# DENO_NO_UPDATE_CHECK back to what it runs. It runs the Deno binary that installed it, by its",
+    "# path: the `deno` on PATH may be a wrapper that keeps signals from reaching svc.",
+    `[ -x ${quote(paths.deno)} ] || {`,
+    `  echo ${quote(gone)} >&2`,
+    "  exit 127",
+    "}",
     ...save,
     [
       `SVC_LAUNCHER=${quote(paths.launcher)}`,
       `DENO_DIR=${quote(paths.cacheDir)}`,
       "DENO_NO_UPDATE_CHECK=1",
-      "exec deno run",
+      `exec ${quote(paths.deno)} run`,
       ...SVC_PERMISSIONS,
       `--v8-flags=${LAUNCHER_V8_OPTIONS.join(",")}`,
       "--config",

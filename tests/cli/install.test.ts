@@ -5,11 +5,9 @@ import { startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 import { LAUNCHER_V8_OPTIONS } from "../../scripts/launcher_script.ts";
+import { CALLER_DENO_DIR as DENO_DIR } from "../_support/builds.ts";
 
 const CHECKOUT = new URL("../../", import.meta.url).pathname;
-/** The caller's Deno cache, so installing under a temp HOME downloads nothing. */
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
 const EXAMPLE = new URL("../../docs/plugin_example", import.meta.url).pathname;
 
 /** A copy of what `deno task install` reads from the checkout, so the test can move it. */
@@ -39,9 +37,7 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     await Deno.remove(`${checkout}/dist`, { recursive: true });
     await Deno.rename(checkout, `${root}/moved`);
     const bin = `${root}/inst/bin`;
-    // No warm svc (tests/cli/warm.test.ts has those): it would write to the install's cache
-    // while the test removes it.
-    const env = { ...box.env, DENO_DIR, PATH: `${bin}:${Deno.env.get("PATH")}`, SVC_WARM: "0" };
+    const env = { ...box.env, DENO_DIR, PATH: `${bin}:${Deno.env.get("PATH")}` };
     const run = async (args: string[]) => {
       const out = await new Deno.Command(`${bin}/svc`, {
         args,
@@ -114,6 +110,8 @@ Deno.test("deno task install puts a self-contained svc on PATH that outlives mov
     for (const flag of SVC_PERMISSIONS) assert.ok(script.includes(` ${flag} `), script);
     assert.ok(script.includes(` --v8-flags=${LAUNCHER_V8_OPTIONS.join(",")} `), script);
     assert.ok(!/--allow-all|\s-A\s/.test(script), script);
+    // ... and runs the Deno binary that installed it, by its path, not the deno on PATH.
+    assert.ok(script.includes(` exec '${Deno.execPath()}' run `), script);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
