@@ -3,31 +3,18 @@
  * `svc jobs --path <worktree> daemon` at login and restarts it when it fails. SIGTERM (what
  * `systemctl --user stop` sends) cancels the running attempt, saves it and exits 0.
  */
-import { basename, join } from "../util/path.ts";
-import { launcherPath } from "../util/launcher.ts";
+import { basename } from "../util/path.ts";
+import { type CommandLine, svcCommand } from "../util/svc_command.ts";
 
 /**
- * The command that starts svc: a compiled binary itself, else the installed launcher that started
- * this svc, else `svc` on PATH, else ~/.deno/bin/svc.
+ * Quotes a word for a systemd command line when it needs it; `%` (systemd's specifier sign) is
+ * doubled so a path is taken as it is.
  */
-export function svcCommand(): string {
-  const exec = Deno.execPath();
-  if (!basename(exec).startsWith("deno")) return exec;
-  const launcher = launcherPath();
-  if (launcher) return launcher;
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":").filter(Boolean)) {
-    const candidate = join(dir, "svc");
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return candidate;
-    } catch { /* not there */ }
-  }
-  return "%h/.deno/bin/svc";
-}
-
-/** Quotes a word for a systemd command line when it needs it. */
 function quote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\])/g, "\\$1")}"`;
+  const literal = word.replaceAll("%", "%%");
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(literal)
+    ? literal
+    : `"${literal.replace(/(["\\])/g, "\\$1")}"`;
 }
 
 /** A unit name for a worktree: `svc-jobs-<folder>.service`, sanitized. */
@@ -36,10 +23,24 @@ export function unitName(worktree: string): string {
   return `svc-jobs-${folder || "root"}.service`;
 }
 
-/** The text of a systemd user unit running the jobs daemon of `worktree`. */
-export function systemdUnit(worktree: string, tickSeconds: number, command = svcCommand()): string {
-  const exec = [command, "jobs", "--path", worktree, "daemon", "--tick", String(tickSeconds)]
-    .map(quote).join(" ");
+/**
+ * The text of a systemd user unit running the jobs daemon of `worktree` with this svc
+ * (src/util/svc_command.ts: a compiled binary itself, the installed launcher that started it, or
+ * the Deno binary running main.ts), never whatever `svc` or `deno` comes first on PATH.
+ */
+export function systemdUnit(
+  worktree: string,
+  tickSeconds: number,
+  line: CommandLine = svcCommand([
+    "jobs",
+    "--path",
+    worktree,
+    "daemon",
+    "--tick",
+    String(tickSeconds),
+  ]),
+): string {
+  const exec = [line.command, ...line.args].map(quote).join(" ");
   return [
     `# ${unitName(worktree)}: the svc jobs daemon of ${worktree}`,
     `# Install: save as ~/.config/systemd/user/${unitName(worktree)}, then`,

@@ -35,6 +35,8 @@ export {
 } from "../util/path.ts";
 /** Sends a signal to the process group a child was started in (false when it is gone). */
 export { signalGroup } from "../util/process_group.ts";
+/** The command line that runs this svc again (`svc <args>` as this process was started). */
+export { type CommandLine, svcCommand } from "../util/svc_command.ts";
 
 import type { ProviderDef } from "../shared/types.ts";
 export type { ProviderDef };

@@ -1,8 +1,11 @@
 /**
  * The command line that runs this svc again, for the processes svc starts of itself (fleet agents,
- * the detached fleet supervisor). Under `deno run` that is deno with svc's permission set and the
- * main module (whose deno.json, found beside it, brings the import map and the unstable flags); a
- * compiled binary runs itself, its permissions built in.
+ * the detached fleet supervisor, the jobs daemon's systemd unit, an `mcp.servers` entry whose
+ * command is `svc`). Under `deno run` that is the Deno binary running this svc (`Deno.execPath()`,
+ * never the `deno` on PATH, which may be a wrapper that passes no signal on) with svc's permission
+ * set and the main module (whose deno.json, found beside it, brings the import map and the unstable
+ * flags); the installed command is its launcher, which names that binary; a compiled binary runs
+ * itself, its permissions built in.
  */
 import { fileURLToPath } from "./file_url.ts";
 import { launcherPath } from "./launcher.ts";

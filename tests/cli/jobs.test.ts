@@ -5,6 +5,9 @@
 import assert from "node:assert/strict";
 import { sandbox, spawnSvc, svc } from "../_support/cli.ts";
 import { type FakeProvider, startFakeProvider } from "../_support/fake_provider.ts";
+import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/util/svc_command.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 type Body = { stream?: boolean; messages: Array<{ role: string; content: string }> };
 type Box = Awaited<ReturnType<typeof sandbox>>;
@@ -386,9 +389,13 @@ Deno.test("svc jobs: edit without an editor, unknown job, --print-unit, stop and
   ]);
   const unit = await jobs(box, ["daemon", "--print-unit", "--tick", "30"]);
   assert.equal(unit.code, 0);
-  assert.match(
+  // This svc runs the daemon: here the Deno binary running main.ts (never the deno on PATH).
+  const self = [Deno.execPath(), "run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", MAIN];
+  assert.ok(
+    unit.stdout.includes(
+      `\nExecStart=${self.join(" ")} jobs --path ${box.worktree} daemon --tick 30\n`,
+    ),
     unit.stdout,
-    new RegExp(`ExecStart=\\S+ jobs --path ${box.worktree} daemon --tick 30\n`),
   );
   assert.match(unit.stdout, /\[Install\]\nWantedBy=default.target/);
   assert.equal((await jobs(box, ["stop", "u"])).code, 0);

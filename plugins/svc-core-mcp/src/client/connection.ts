@@ -13,6 +13,7 @@ import {
 import manifest from "../../manifest.json" with { type: "json" };
 import { cappedFetch } from "./capped_fetch.ts";
 import { ChildTransport } from "./child_transport.ts";
+import { serverCommand } from "./server_command.ts";
 import type {
   Connection,
   ConnectionEvents,
@@ -90,9 +91,10 @@ function makeTransport(entry: ServerEntry, worktree: string): Transport {
       fetch: cappedFetch(MAX_MESSAGE_BYTES),
     });
   }
+  const { command, args } = serverCommand(entry.command!, entry.args);
   return new ChildTransport({
-    command: entry.command!,
-    args: entry.args,
+    command,
+    args,
     cwd: resolveCwd(worktree, entry.cwd),
     env: entry.env,
     maxMessageBytes: MAX_MESSAGE_BYTES,
