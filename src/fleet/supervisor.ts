@@ -7,6 +7,7 @@
  * (or, for agents adopted from an earlier supervisor, by their pid and start time each sweep).
  */
 import { sleep } from "../provider/http_util.ts";
+import { signalGroup } from "../util/process_group.ts";
 import { startTimes } from "../util/process_identity.ts";
 import { svcCommand } from "../util/svc_command.ts";
 import { probeHealth } from "./health.ts";
@@ -351,6 +352,10 @@ export class Supervisor {
     s.health = "unknown";
     s.last_exit = { ...exit, at: new Date().toISOString() };
     if (live.stopReason) return; // #stop finishes the job
+    // What the agent left in its group goes with it (a wrapper's child would keep serving on the
+    // port). Only for a child of this process, reaped just now: while any process of the group
+    // lives, its id names no other group.
+    if (live.exited) signalGroup(pid, "SIGKILL");
     const how = live.exited ? describeExit(exit) : "exited (adopted; its exit status is unknown)";
     this.#failure(live, how);
   }

@@ -421,3 +421,39 @@ Deno.serve({ hostname: "127.0.0.1", port }, async () =>
   const again = (await fleet.waitFor("flaky healthy again", allRunning(["flaky"]))).agents.flaky;
   assert.notEqual(again.pid, healthy.pid);
 });
+
+Deno.test("an agent killed with SIGKILL takes what it left in its process group along: a wrapper's child does not keep serving", async () => {
+  await using fleet = await testFleet([], "28930-28939");
+  const dir = join(fleet.root, "wrapped");
+  await Deno.mkdir(dir);
+  await Deno.mkdir(join(fleet.root, ".svc"));
+  // A wrapper that runs its program as a child instead of exec'ing it (as npm's deno bin.cjs does).
+  await Deno.writeTextFile(
+    join(fleet.root, ".svc", "fleet.json"),
+    JSON.stringify({
+      agents: [{
+        name: "wrapped",
+        dir: "wrapped",
+        command: ["sh", "-c", "sleep 300 & echo $! > child.pid; wait"],
+      }],
+    }),
+  );
+  const supervisor = fleet.spawn(["fleet", "up"]);
+  let child = 0;
+  try {
+    const { pid } = (await fleet.waitFor("wrapped started", (s) => Boolean(s.agents.wrapped?.pid)))
+      .agents.wrapped;
+    const deadline = Date.now() + 10_000;
+    while (!child && Date.now() < deadline) {
+      child = Number(await Deno.readTextFile(join(dir, "child.pid")).catch(() => "0"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(child && processAlive(child), "the wrapper's child runs");
+    Deno.kill(pid!, "SIGKILL");
+    assert.deepEqual(await waitGone([child]), []);
+  } finally {
+    if (child && processAlive(child)) Deno.kill(child, "SIGKILL");
+    supervisor.kill("SIGINT");
+    await Promise.all([supervisor.status, supervisor.stdout.cancel(), supervisor.stderr.cancel()]);
+  }
+});
