@@ -100,12 +100,16 @@ export async function runCli(args: string[]): Promise<number> {
 
 /**
  * A save killed between writing its temp file and renaming it leaves a copy of providers.json
- * (API keys) in `~/.config/svc`; every start removes such leftovers. Never fails a command.
+ * (API keys) in `~/.config/svc`; every start removes such leftovers. It also removes the `warm/`
+ * folder of svc 0.27.0's warm runs (docs/decisions.md): an idle warm svc of that build, holding its
+ * last caller's environment, exits once its socket is gone. Never fails a command.
  */
 async function cleanConfigDir(): Promise<void> {
   try {
-    await removeStaleTemps(globalConfigDir());
+    const dir = globalConfigDir();
+    await removeStaleTemps(dir);
+    Deno.removeSync(`${dir}/warm`, { recursive: true });
   } catch {
-    // No usable HOME (the command says so itself) or an unreadable folder: nothing to clean.
+    // No usable HOME (the command says so itself), an unreadable folder or no warm/: done.
   }
 }

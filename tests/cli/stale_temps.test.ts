@@ -20,3 +20,14 @@ Deno.test("svc removes the key-holding temp files a killed save left in ~/.confi
   const left = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
   assert.deepEqual(left, [".7d2b6e30.tmp", ".backup.tmp", "notes.tmp"]);
 });
+
+Deno.test("svc removes the warm-run folder an svc 0.27.0 left in ~/.config/svc, so its idle warm svc exits", async () => {
+  await using box = await sandbox();
+  const warm = `${box.home}/.config/svc/warm`;
+  await Deno.mkdir(warm, { recursive: true, mode: 0o700 });
+  await Deno.writeTextFile(`${warm}/0123abcd.sock`, "");
+  const result = await svc(["config", "path"], { cwd: box.worktree, env: box.env });
+  assert.equal(result.code, 0, result.stderr);
+  const left = [...Deno.readDirSync(`${box.home}/.config/svc`)].map((e) => e.name);
+  assert.deepEqual(left, []);
+});
