@@ -25,3 +25,70 @@ export const REMOVED_KEYS: Record<string, string> = {
   "max-context": "removed; compaction uses compact_keep",
   persona: "renamed: agent types (`--type`, types.json)",
 };
+
+/**
+ * What an untrusted worktree's `.svc/config.json` may do with a key: `set` it, only `tighten` it
+ * (each such key has a rule in trust.ts), or `not` set it. Every key of ConfigSchema is declared
+ * here (a test checks it); anything that reads this table treats an undeclared key as `not`.
+ */
+export type UntrustedUse = "set" | "tighten" | "not";
+
+/** The untrusted use of each config key (see UntrustedUse); a key not named here is `not`. */
+export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
+  provider: "set",
+  // A stored API key is withheld from a base_url an untrusted config chose (resolveConnection).
+  base_url: "set",
+  model: "set",
+  temperature: "set",
+  max_tokens: "set",
+  reasoning: "set",
+  show_thinking: "set",
+  // `build` cannot undo a global `plan`.
+  mode: "tighten",
+  system_prompt: "set",
+  // Read only from inside the worktree, trusted or not.
+  project_instructions: "set",
+  // Local plugins (.svc/plugins/) are not loaded in an untrusted worktree.
+  plugins: "set",
+  // Only narrows a global whitelist.
+  "tools.allow": "tighten",
+  // Adds to the global list.
+  "tools.deny": "tighten",
+  // Actions only stricter; bash_allow only narrows a global list.
+  tool_permission: "tighten",
+  tool_max_result_chars: "set",
+  list_dir_max_entries: "set",
+  session_tool_max_chars: "set",
+  tool_analysis: "set",
+  noise_tools: "set",
+  tool_calling: "set",
+  // `true` (a search with every prompt) needs the global file.
+  web_search: "tighten",
+  query_refine: "set",
+  query_refine_min_words: "set",
+  query_refine_context: "set",
+  stream_retries: "set",
+  stream_retry_delay: "set",
+  stream_idle_timeout: "set",
+  connect_check: "set",
+  compact_keep: "set",
+  delegate_echo: "set",
+  glyph_lines: "set",
+  tool_status_visible: "set",
+  show_context_size: "set",
+  show_version: "set",
+  clear_screen: "set",
+  markdown_streaming: "set",
+  "dev.test_cmd": "set",
+  "dev.lint_cmd": "set",
+  "dev.format_cmd": "set",
+  // Each server starts a process: only an empty list (no servers) is taken.
+  "mcp.servers": "tighten",
+  // `true` cannot undo a global `false`.
+  "mcp_server.allow_ask": "tighten",
+};
+
+/** How an untrusted worktree may use `key`: its declaration, or `not` when it has none. */
+export function untrustedUse(key: string): UntrustedUse {
+  return Object.hasOwn(UNTRUSTED_USE, key) ? UNTRUSTED_USE[key] : "not";
+}

@@ -10,6 +10,7 @@ import { readJson, updateJson } from "../util/json_file.ts";
 import { canonicalPath, isInside } from "../util/paths.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import type { Action, Category } from "./schema.ts";
+import { untrustedUse } from "./keys.ts";
 
 /** Path of the trust list. */
 export function trustedPath(): string {
@@ -78,59 +79,75 @@ export function tightenPermissions<T extends Partial<Record<Category, Action>>>(
 
 /**
  * An untrusted local layer without what would loosen the policy set by the global layer and the
- * defaults, plus the names of the keys it dropped. Tightening stays: stricter actions, `tools.deny`
- * entries (added to the global ones, never replacing them), a `tools.allow` or `bash_allow` list
- * within the global one (or any, when there is no global list), `mode: plan`. A local `base_url`
- * stays too: resolveConnection withholds stored keys from it (see LoadedConfig).
+ * defaults, plus the names of the keys it dropped. Each key is used as UNTRUSTED_USE (keys.ts)
+ * declares: `set` keys stay, `tighten` keys go through their rule in TIGHTEN, and the rest (`not`,
+ * undeclared, or `tighten` without a rule) are dropped. A local `base_url` stays: resolveConnection
+ * withholds stored keys from it (see LoadedConfig).
  */
 export function restrictUntrusted(
   local: Record<string, unknown>,
   global: Record<string, unknown>,
 ): { layer: Record<string, unknown>; ignored: string[] } {
-  const layer: Record<string, unknown> = { ...local };
+  const layer: Record<string, unknown> = {};
   const ignored: string[] = [];
-  const drop = (key: string) => {
-    delete layer[key];
-    ignored.push(key);
-  };
-  // Each MCP server entry starts a process.
-  if (Array.isArray(layer["mcp.servers"]) && layer["mcp.servers"].length) drop("mcp.servers");
-  if (layer.mode === "build" && global.mode === "plan") drop("mode");
+  for (const [key, value] of Object.entries(local)) {
+    const use = untrustedUse(key);
+    const rule = use === "tighten" && Object.hasOwn(TIGHTEN, key) ? TIGHTEN[key] : undefined;
+    const kept = use === "set" ? value : rule ? rule(value, global, ignored) : DROP;
+    if (kept === DROP) ignored.push(key);
+    else layer[key] = kept;
+  }
+  return { layer, ignored };
+}
+
+/** What a TIGHTEN rule returns to drop the whole key (it is then named in `ignored`). */
+const DROP = Symbol("drop");
+
+/**
+ * How an untrusted local value of a `tighten` key meets the global layer: the value to keep, or
+ * DROP. A rule that keeps only part of a value names what it left out in `ignored`.
+ */
+type Tighten = (value: unknown, global: Record<string, unknown>, ignored: string[]) => unknown;
+
+/** The rule of each `tighten` key of UNTRUSTED_USE; a `tighten` key without one is dropped. */
+export const TIGHTEN: Readonly<Record<string, Tighten>> = {
+  // Each MCP server entry starts a process: only an empty list (no servers) is taken.
+  "mcp.servers": (value) => Array.isArray(value) && value.length ? DROP : value,
+  mode: (value, global) => value === "build" && global.mode === "plan" ? DROP : value,
   // Searching on every message sends each prompt to the search backend without asking.
-  if (layer.web_search === true && global.web_search !== true) drop("web_search");
-  if (layer["mcp_server.allow_ask"] === true && global["mcp_server.allow_ask"] === false) {
-    drop("mcp_server.allow_ask");
-  }
-  if ("tools.deny" in layer) {
-    const union = [...stringList(global["tools.deny"]), ...stringList(layer["tools.deny"])];
-    layer["tools.deny"] = [...new Set(union)];
-  }
-  if ("tools.allow" in layer) {
-    const narrowed = narrow(layer["tools.allow"], global["tools.allow"]);
-    layer["tools.allow"] = narrowed.list;
+  web_search: (value, global) => value === true && global.web_search !== true ? DROP : value,
+  "mcp_server.allow_ask": (value, global) =>
+    value === true && global["mcp_server.allow_ask"] === false ? DROP : value,
+  // Added to the global entries, never replacing them.
+  "tools.deny": (value, global) => [
+    ...new Set([...stringList(global["tools.deny"]), ...stringList(value)]),
+  ],
+  "tools.allow": (value, global, ignored) => {
+    const narrowed = narrow(value, global["tools.allow"]);
     if (narrowed.loosened) ignored.push("tools.allow");
-  }
-  const perms = layer.tool_permission as Record<string, unknown> | undefined;
-  if (perms && typeof perms === "object") {
+    return narrowed.list;
+  },
+  // Each action only where it is stricter; bash_allow only within the global list.
+  tool_permission: (value, global, ignored) => {
+    if (!value || typeof value !== "object") return value;
     const base = (global.tool_permission ?? {}) as Record<string, unknown>;
     const kept: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(perms)) {
+    for (const [key, wanted] of Object.entries(value)) {
       if (key === "bash_allow") {
-        const narrowed = narrow(value, base.bash_allow);
+        const narrowed = narrow(wanted, base.bash_allow);
         kept.bash_allow = narrowed.list;
         if (narrowed.loosened) ignored.push("tool_permission.bash_allow");
         continue;
       }
       const baseAction = (base[key] ?? DEFAULT_ACTIONS[key as Category]) as Action | undefined;
-      const action = value as Action;
+      const action = wanted as Action;
       if (baseAction && action in RANK && isLooser(action, baseAction)) {
         ignored.push(`tool_permission.${key}`);
-      } else kept[key] = value;
+      } else kept[key] = wanted;
     }
-    layer.tool_permission = kept;
-  }
-  return { layer, ignored };
-}
+    return kept;
+  },
+};
 
 /**
  * A local list that replaces a global one where a non-empty list only ever restricts (a

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { loadConfigReport } from "../../src/config/load.ts";
-import { isTrusted, restrictUntrusted, setTrusted } from "../../src/config/trust.ts";
+import { isTrusted, restrictUntrusted, setTrusted, TIGHTEN } from "../../src/config/trust.ts";
+import { UNTRUSTED_USE, untrustedUse } from "../../src/config/keys.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
 import { resolveConnection, setEntry } from "../../src/provider/mod.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { readProjectInstructions } from "../../src/engine/system_prompt.ts";
@@ -108,6 +110,13 @@ const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, un
       ["mcp.servers", "mode", "mcp_server.allow_ask"],
     ],
     [
+      "an empty mcp.servers list stays: it starts no server",
+      { "mcp.servers": [] },
+      {},
+      { "mcp.servers": [] },
+      [],
+    ],
+    [
       "searching on every message is dropped unless the global config turns it on",
       { web_search: true, query_refine: true },
       {},
@@ -127,6 +136,22 @@ for (const [name, local, global, layer, ignored] of cases) {
     assert.deepEqual(restrictUntrusted(local, global), { layer, ignored });
   });
 }
+
+Deno.test("every config key declares what an untrusted worktree may do with it", () => {
+  const keys = Object.keys(ConfigSchema.shape).sort();
+  assert.deepEqual(keys.filter((key) => !Object.hasOwn(UNTRUSTED_USE, key)), []);
+  assert.deepEqual(Object.keys(UNTRUSTED_USE).sort(), keys);
+  const tightened = keys.filter((key) => UNTRUSTED_USE[key] === "tighten");
+  assert.deepEqual(Object.keys(TIGHTEN).sort(), tightened);
+});
+
+Deno.test("an untrusted worktree's key without a declaration is dropped and named", () => {
+  assert.deepEqual([untrustedUse("future_key"), untrustedUse("constructor")], ["not", "not"]);
+  assert.deepEqual(restrictUntrusted({ future_key: true, model: "m" }, {}), {
+    layer: { model: "m" },
+    ignored: ["future_key"],
+  });
+});
 
 Deno.test("an untrusted worktree's config is restricted and the warning names each key", async () => {
   await withWorktree({
