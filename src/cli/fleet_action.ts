@@ -32,6 +32,7 @@ import { ACTIONS, CATEGORIES } from "../shared/types.ts";
 import { pathExists } from "../util/fs.ts";
 import { writeConfigKeys } from "../config/write.ts";
 import { UsageError } from "./usage.ts";
+import { delay } from "../util/time.ts";
 
 /** `--path`: the fleet root (default: the current directory). */
 export interface FleetScope {
@@ -416,7 +417,7 @@ export async function restart(name: string | undefined, flags: FleetScope): Prom
       say(`restarting ${target === "all" ? "every agent" : target}`);
       return 0;
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delay(100);
   }
   say(`restart of ${target} requested; the supervisor has not taken it yet`);
   return 0;

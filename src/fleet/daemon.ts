@@ -15,6 +15,7 @@ import { fleetPaths, loadRoster } from "./roster.ts";
 import { readState, updateState } from "./state.ts";
 import { Supervisor } from "./supervisor.ts";
 import type { FleetTuning } from "./tuning.ts";
+import { delay } from "../util/time.ts";
 
 /** What the daemon lock file records as its holder. */
 export const SUPERVISOR_COMMAND = "svc fleet up";
@@ -113,7 +114,7 @@ export async function detachSupervisor(root: string): Promise<{ pid: number; log
       // the lock file says in the moment after the child took the lock and before it wrote its
       // pid, and a second supervisor that really holds it makes the child exit.
       if (ended) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await delay(100);
     }
     const tail = (await tailLines(paths.log, 5).catch(() => [])).join("\n");
     throw new FleetError(
@@ -159,7 +160,7 @@ export async function stopFleet(root: string, tuning: FleetTuning): Promise<Down
           } s; kill it (kill -KILL ${holder.pid}) and run svc fleet down again`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await delay(100);
     }
   }
   const { state } = await readState(root);

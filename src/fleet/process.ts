@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { isSameProcess, startTime } from "../util/process_identity.ts";
 import type { CommandLine } from "../util/svc_command.ts";
 import { signalGroup } from "../util/process_group.ts";
+import { delay } from "../util/time.ts";
 
 /** How a process ended. */
 export interface ExitInfo {
@@ -93,7 +94,7 @@ async function waitGone(
   }
   while (Date.now() < deadline) {
     if (!(await isSameProcess(pid, start))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delay(100);
   }
   return !(await isSameProcess(pid, start));
 }

@@ -6,7 +6,7 @@
  * writes the state file when it changed. Agent exits are seen at once through the child's exit
  * (or, for agents adopted from an earlier supervisor, by their pid and start time each sweep).
  */
-import { sleep } from "../provider/http_util.ts";
+import { sleep } from "../util/time.ts";
 import { signalGroup } from "../util/process_group.ts";
 import { startTimes } from "../util/process_identity.ts";
 import { svcCommand } from "../util/svc_command.ts";

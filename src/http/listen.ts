@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { nodeHandler } from "./node_adapter.ts";
+import { delay } from "../util/time.ts";
 
 /** How long a client may take and how many it may hold: what keeps idle and slow clients out. */
 export interface ConnectionLimits {
@@ -221,7 +222,7 @@ function watchListener(
     if (conn) {
       const deadline = since + LISTENER_CHECK_MS;
       while (!stopped && lastAccept < since && performance.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
+        await delay(20);
       }
       conn.close();
       probe.active = false;

@@ -6,7 +6,7 @@
  * ran. Stopping it (its signal) cancels the running attempt, which is saved as cancelled.
  */
 import { isTrusted, trustedPath } from "../config/trust.ts";
-import { sleep } from "../provider/http_util.ts";
+import { sleep } from "../util/time.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
 import { approvalOf, approvalsPath, type Grant, loadGrants } from "./approvals.ts";

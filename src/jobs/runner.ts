@@ -7,7 +7,7 @@
 import type { Catalog } from "../catalog/types.ts";
 import type { ToolPermission } from "../config/schema.ts";
 import { tightenPermissions } from "../config/trust.ts";
-import { sleep } from "../provider/http_util.ts";
+import { sleep } from "../util/time.ts";
 import type { EngineOverrides } from "../engine/deps.ts";
 import type { EngineEvent, TurnResult } from "../engine/events.ts";
 import {

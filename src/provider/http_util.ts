@@ -1,4 +1,4 @@
-/** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, sleeps. */
+/** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, backoff. */
 import { trimBaseUrl } from "./table.ts";
 
 /** Longest wait honoured from a Retry-After header, in seconds; a longer one fails at once. */
@@ -112,21 +112,6 @@ function maskCredential(text: string, key: string): string {
  */
 export function jittered(seconds: number, random: () => number = Math.random): number {
   return seconds * (0.5 + random() * 0.5);
-}
-
-/** Waits `seconds` or until `signal` aborts; resolves false when aborted. */
-export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const finish = (completed: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(completed);
-    };
-    const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(true), Math.max(0, seconds * 1000));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Human seconds for status lines: `2s`, `0.5s`. */

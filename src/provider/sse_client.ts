@@ -9,8 +9,8 @@ import {
   redact,
   requestHeaders,
   shortBody,
-  sleep,
 } from "./http_util.ts";
+import { sleep } from "../util/time.ts";
 import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";

@@ -4,6 +4,7 @@
  * never leaves a stale lock behind and no pid has to be trusted to tell whether it still runs.
  */
 import { dirname } from "./path.ts";
+import { delay } from "./time.ts";
 
 /** Who holds a daemon lock, as written into the lock file by the holder. */
 export interface DaemonHolder {
@@ -66,7 +67,7 @@ export async function acquireDaemonLock(
     locked = await file.tryLock(true);
     for (const ms of RETRY_MS) {
       if (locked) break;
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await delay(ms);
       locked = await file.tryLock(true);
     }
     if (!locked) {
