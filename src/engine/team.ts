@@ -9,19 +9,11 @@ import type { TurnStatus } from "../shared/types.ts";
 import { localDir } from "../util/dirs.ts";
 import type { EngineEvent, TurnError, TurnResult } from "./events.ts";
 import { turnResult } from "./result.ts";
-import {
-  oneLine,
-  readRunMemory,
-  RUN_MEMORY_MAX,
-  summarizeRun,
-  writeRunMemory,
-} from "./run_memory.ts";
+import { oneLine, readRunMemory, summarizeRun, writeRunMemory } from "./run_memory.ts";
 import { type LeadEngine, runSubAgent, type SubAgentRun, succeeded } from "./sub_agent.ts";
 
 /** Each earlier stage's result in a stage brief is capped at this many characters. */
 export const STAGE_RESULT_MAX = 4000;
-/** The team memory file keeps at most this many characters (the newest part). */
-export const TEAM_MEMORY_MAX = RUN_MEMORY_MAX;
 
 /** One stage of a team run, as reported (`svc run --team --output json`). */
 export interface StageReport {

@@ -197,16 +197,3 @@ export interface PluginHooks {
   register_services?(services: { add(service: ServiceDef): void }): void | Promise<void>;
   register_fixtures?(fixtures: { add(fixture: EvalFixtureDef): void }): void | Promise<void>;
 }
-
-/** Imports a third-party package lazily; a missing one becomes a readable install hint. */
-export async function requirePackage<T>(specifier: string, install: string): Promise<T> {
-  try {
-    return await import(specifier) as T;
-  } catch (err) {
-    throw new Error(
-      `missing plugin dependency ${specifier} (${
-        (err as Error).message.split("\n")[0]
-      }); install it with: ${install}`,
-    );
-  }
-}
