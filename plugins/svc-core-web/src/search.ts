@@ -1,13 +1,13 @@
 /** Search backends: DuckDuckGo's HTML results page and SearXNG's JSON API, parsed to results. */
 import { type FetchOptions, fetchPage } from "./fetch_page.ts";
-import { inlineText, parseAttributes, TagReader } from "./html_tags.ts";
+import { inlineText, RAW_TEXT, readHtml } from "./html_tokens.ts";
 import type { SearchBackend } from "./settings.ts";
 import type { SearchResult } from "./store.ts";
 
 /** Results kept and shown per search. */
 export const MAX_RESULTS = 10;
 
-/** How far past a tag its closing tag is looked for, bounding work on hostile pages. */
+/** Longest title or snippet kept, in characters, bounding work on hostile pages. */
 const FRAGMENT_LIMIT = 4096;
 
 /** The target of a DuckDuckGo result link (`//duckduckgo.com/l/?uddg=...`), or null for ads. */
@@ -25,33 +25,64 @@ function resultUrl(href: string | undefined): string | null {
   }
 }
 
-function fragment(html: string, from: number, closeTag: string): string {
-  const window = html.slice(from, from + FRAGMENT_LIMIT);
-  const close = window.indexOf(closeTag);
-  return inlineText(close === -1 ? window : window.slice(0, close));
+/** Text of the element being read: its name, open elements of that name, and the text so far. */
+interface Capture {
+  name: string;
+  depth: number;
+  text: string;
+  done(text: string): void;
 }
 
 /** Parses DuckDuckGo's HTML results page, skipping ads; linear in the page size. */
 export function parseDdgHtml(html: string): SearchResult[] {
-  const reader = new TagReader(html);
   const results: SearchResult[] = [];
   let ad = false;
   let current: SearchResult | null = null;
-  for (let lt = html.indexOf("<"); lt !== -1;) {
-    const tag = reader.read(lt);
-    lt = html.indexOf("<", tag ? tag.end : lt + 1);
-    if (!tag || tag.closing || !tag.source.includes("result")) continue;
-    const attrs = parseAttributes(tag.source);
-    const classes = ` ${attrs.get("class") ?? ""} `.replace(/\s+/g, " ");
-    if (classes.includes(" result ")) ad = classes.includes(" result--ad ");
-    else if (tag.name === "a" && classes.includes(" result__a ")) {
-      const url = ad ? null : resultUrl(attrs.get("href"));
-      current = url ? { title: fragment(html, tag.end, "</a") || url, url, snippet: "" } : null;
-      if (current) results.push(current);
-    } else if (current && !current.snippet && classes.includes(" result__snippet ")) {
-      current.snippet = fragment(html, tag.end, `</${tag.name}`);
-    }
-  }
+  let raw: string | null = null;
+  let capture: Capture | null = null;
+  const finish = (c: Capture) => c.done(c.text.replace(/\s+/g, " ").trim());
+  readHtml(html, {
+    open(name, attrs, slash) {
+      if (raw) return;
+      if (RAW_TEXT.has(name)) {
+        raw = name;
+        return;
+      }
+      if (capture) {
+        if (name === capture.name && !slash) capture.depth++;
+        return;
+      }
+      const classes = ` ${attrs.get("class") ?? ""} `.replace(/\s+/g, " ");
+      if (classes.includes(" result ")) ad = classes.includes(" result--ad ");
+      else if (name === "a" && classes.includes(" result__a ")) {
+        const url = ad ? null : resultUrl(attrs.get("href"));
+        current = url ? { title: url, url, snippet: "" } : null;
+        if (!current) return;
+        const result: SearchResult = current;
+        results.push(result);
+        capture = { name, depth: 1, text: "", done: (text) => result.title = text || result.url };
+      } else if (current && !current.snippet && classes.includes(" result__snippet ")) {
+        const result: SearchResult = current;
+        capture = { name, depth: 1, text: "", done: (text) => result.snippet = text };
+      }
+    },
+    close(name) {
+      if (raw) {
+        if (name === raw) raw = null;
+        return;
+      }
+      if (capture && name === capture.name && --capture.depth === 0) {
+        finish(capture);
+        capture = null;
+      }
+    },
+    text(value) {
+      if (capture && !raw && capture.text.length < FRAGMENT_LIMIT) {
+        capture.text = (capture.text + value).slice(0, FRAGMENT_LIMIT);
+      }
+    },
+  });
+  if (capture) finish(capture);
   return results;
 }
 

@@ -7,12 +7,18 @@ export class TextWriter {
   #breaks = 0;
   #space = false;
   #lineStart = true;
+  #afterPrefix = false;
   /** Characters written so far. */
   length = 0;
 
   /** Asks for `lines` newlines (1 = new line, 2 = blank line) before the next text. */
   block(lines: number): void {
     this.#breaks = Math.max(this.#breaks, lines);
+  }
+
+  /** True right after a prefix, before any text: a block opening here stays on the prefix's line. */
+  get afterPrefix(): boolean {
+    return this.#afterPrefix;
   }
 
   /** A `<br>`: one more newline, at most a blank line. */
@@ -44,6 +50,7 @@ export class TextWriter {
     this.#flush();
     this.#push(value);
     this.#lineStart = true;
+    this.#afterPrefix = true;
   }
 
   /** Writes `value` right after the current text, ignoring pending breaks and spaces. */
@@ -75,6 +82,7 @@ export class TextWriter {
   }
 
   #push(value: string): void {
+    this.#afterPrefix = false;
     this.#parts.push(value);
     this.length += value.length;
     this.#lineStart = value.endsWith("\n");

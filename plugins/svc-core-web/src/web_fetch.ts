@@ -2,6 +2,7 @@
 import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import type { ResolverArgs } from "../../../src/tool/types.ts";
+import { parserLoadError } from "./load_error.ts";
 import type { WebToolOptions } from "./options.ts";
 import { loadPage, loadResults, type PageText, savePage } from "./store.ts";
 import { needsApproval, normalizeHost } from "./target.ts";
@@ -114,10 +115,10 @@ export function createWebFetchTool(options: WebToolOptions = {}): Tool {
       if (!page) {
         ctx.status(`fetching ${url.href}`);
         // The fetcher and the HTML converter load on the first fetch, not when svc starts.
-        const [{ fetchPage }, { htmlToText }] = await Promise.all([
-          import("./fetch_page.ts"),
-          import("./html_text.ts"),
-        ]);
+        const loaded = await Promise.all([import("./fetch_page.ts"), import("./html_text.ts")])
+          .catch((error) => error instanceof Error ? error : new Error(String(error)));
+        if (loaded instanceof Error) return fail(parserLoadError(loaded));
+        const [{ fetchPage }, { htmlToText }] = loaded;
         const fetched = await fetchPage(url.href, { ...options, allowHosts, signal: ctx.signal });
         if (!fetched.ok) return fail(fetched.error);
         const raw = fetched.page;

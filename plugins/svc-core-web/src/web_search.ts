@@ -1,6 +1,7 @@
 /** The web_search tool and `searchWeb`, the same search for the engine's `web_search` config key. */
 import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
+import { parserLoadError } from "./load_error.ts";
 import type { WebToolOptions } from "./options.ts";
 import { saveResults, type SearchResult } from "./store.ts";
 
@@ -32,10 +33,12 @@ export async function searchWeb(
   const text = query.trim();
   if (!text) return { content: "Error: Empty search query", ok: false, results: [] };
   // The backends load on the first search, not when svc starts.
-  const [{ loadBackend }, { runSearch }] = await Promise.all([
-    import("./settings.ts"),
-    import("./search.ts"),
-  ]);
+  const modules = await Promise.all([import("./settings.ts"), import("./search.ts")])
+    .catch((error) => error instanceof Error ? error : new Error(String(error)));
+  if (modules instanceof Error) {
+    return { content: `Error: ${parserLoadError(modules)}`, ok: false, results: [] };
+  }
+  const [{ loadBackend }, { runSearch }] = modules;
   const loaded = await loadBackend(ctx.worktree, options.globalDir, ctx.trusted === true);
   if (!loaded.ok) return { content: `Error: ${loaded.error}`, ok: false, results: [] };
   const found = await runSearch(text, loaded.backend, { ...options, signal: ctx.signal });
