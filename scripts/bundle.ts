@@ -8,6 +8,7 @@
  * An argument names another output folder.
  */
 import { join, relative } from "node:path";
+import { lazyCommanderBuiltins } from "./bundle_commander.ts";
 import { SVC_PERMISSIONS } from "./permissions.ts";
 import { scriptArgs } from "./script_args.ts";
 
@@ -109,83 +110,9 @@ async function lazyRequire(dir: string): Promise<void> {
 }
 
 /**
- * commander imports `node:fs`, `node:child_process`, `node:process`, `node:path` and `node:util`
- * at its top for executable subcommands (which svc has none of) and for printing, and its Command
- * class extends `node:events`' EventEmitter. The first `node:` import of a process loads Deno's
- * Node layer, 10-50 ms by module (docs/performance.md). In the bundle the four default imports
- * become objects that load the module at their first use, `stripVTControlCharacters` a function
- * that does, and EventEmitter comes from the `events` package (src/cli/commander_events.ts), so a
- * command that never prints help or an error through commander loads no Node module. Only
- * commander's chunk is rewritten, and the build fails when an import is not found as expected or
- * the chunk still imports a `node:` module.
- */
-async function lazyCommanderBuiltins(dir: string): Promise<void> {
-  const names = {
-    "node:fs": "fs",
-    "node:child_process": "childProcess",
-    "node:process": "process",
-    "node:path": "path",
-  };
-  const helper = "const __svc_lazy_builtin = (id) => {\n" +
-    "  let real;\n" +
-    '  const load = () => (real ??= id === "node:process"\n' +
-    "    ? globalThis.process\n" +
-    "    : globalThis.process.getBuiltinModule(id));\n" +
-    "  return new Proxy({}, {\n" +
-    "    get: (_, key) => Reflect.get(load(), key),\n" +
-    "    set: (_, key, value) => Reflect.set(load(), key, value),\n" +
-    "    has: (_, key) => Reflect.has(load(), key),\n" +
-    "  });\n" +
-    "};\n";
-  let rewritten = 0;
-  for (const entry of Deno.readDirSync(dir)) {
-    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
-    const path = join(dir, entry.name);
-    let text = await Deno.readTextFile(path);
-    if (!text.includes("// node_modules/.deno/commander@")) continue;
-    for (const [id, name] of Object.entries(names)) {
-      const line = `import ${name} from "${id}";\n`;
-      if (!text.includes(line)) {
-        throw new Error(
-          `${path}: commander's "${line.trim()}" not found; update scripts/bundle.ts`,
-        );
-      }
-      text = text.replace(line, `const ${name} = __svc_lazy_builtin("${id}");\n`);
-    }
-    // Help and error output strip colours with node:util's function (node:util: about 12 ms).
-    const strip = /^import \{ stripVTControlCharacters(?: as (\w+))? \} from "node:util";$/gm;
-    let strips = 0;
-    text = text.replace(strip, (_, alias: string | undefined) => {
-      strips++;
-      return `const ${alias ?? "stripVTControlCharacters"} = (text) =>\n` +
-        '  globalThis.process.getBuiltinModule("node:util").stripVTControlCharacters(text);';
-    });
-    if (strips === 0 || /from "node:util"/.test(text)) {
-      throw new Error(`${path}: commander's node:util imports changed; update scripts/bundle.ts`);
-    }
-    // Command extends EventEmitter: take it from the `events` package (src/cli/commander_events.ts).
-    const events = 'import { EventEmitter } from "node:events";\n';
-    if (!text.includes(events)) {
-      throw new Error(`${path}: commander's node:events import changed; update scripts/bundle.ts`);
-    }
-    text = text.replace(events, 'import { EventEmitter } from "./src/cli/commander_events.js";\n');
-    if (/from "node:/.test(text)) {
-      throw new Error(
-        `${path}: commander's chunk still imports a node: module; see scripts/bundle.ts`,
-      );
-    }
-    const firstImport = text.search(/^import /m);
-    text = text.slice(0, firstImport) + helper + text.slice(firstImport);
-    await Deno.writeTextFile(path, text);
-    rewritten++;
-  }
-  if (rewritten !== 1) throw new Error(`expected commander in one chunk, found it in ${rewritten}`);
-}
-
-/**
- * Writes the build's identity into `src/util/build_id.ts`'s chunk: a hash of every file of the build.
+ * Writes the build's identity into `src/launch/build_id.ts`'s chunk: a hash of every file of the build.
  * An installed svc remembers validated config, manifests and tool schemas per build id
- * (src/util/start_memo.ts), so a different build never reuses what another one remembered.
+ * (src/launch/start_memo.ts), so a different build never reuses what another one remembered.
  */
 async function writeBuildId(dir: string): Promise<void> {
   const files: string[] = [];

@@ -3,6 +3,7 @@ import { sandbox } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
+import { LAZY_BUILTIN_HELPER } from "../../scripts/bundle_commander.ts";
 
 Deno.test("deno task bundle output runs from another folder with every bundled plugin, loading Node modules only on use", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
@@ -66,6 +67,19 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
   ]);
   const help = new TextDecoder().decode((await run(["--help"])).stdout);
   assert.match(help, /^Usage: svc \[options\] \[command\]\n/);
+  const runHelp = new TextDecoder().decode((await run(["run", "--help"])).stdout);
+  assert.match(runHelp, /^Usage: svc run \[options\] \[prompt\.\.\.\]\n[\s\S]*--model/);
+  await loadsNoNodeModuleForCommander(dist, run);
+  // htmlparser2, web_fetch's and web_search's HTML reader, loads on the first fetch or search.
+  const files = [...Deno.readDirSync(dist)].filter((e) => e.isFile && e.name.endsWith(".js"))
+    .map((e) => e.name);
+  const parser = files.filter((name) =>
+    Deno.readTextFileSync(`${dist}/${name}`).includes("node_modules/.deno/htmlparser2@")
+  );
+  assert.equal(parser.length, 1);
+  const startRoots = files.filter((name) => /^(main|program-.*|run_action-.*)\.js$/.test(name))
+    .concat([...Deno.readDirSync(`${dist}/plugins`)].map((e) => `plugins/${e.name}/mod.js`));
+  assert.equal(staticImports(dist, startRoots).has(parser[0]), false);
   const result = JSON.parse(new TextDecoder().decode(out.stdout));
   assert.deepEqual([result.status, result.content, result.tool_calls[0].ok], [
     "ok",
@@ -75,6 +89,49 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
   await startsWithoutZod(dist, run, box.env.HOME);
   await Deno.remove(dist, { recursive: true });
 });
+
+/**
+ * The rewrite of commander's chunk (scripts/bundle_commander.ts) holds at run time: with its lazy
+ * modules made to report their loads, commands commander parses without printing (a config read,
+ * a one-word turn) load none, and `run --help` still prints, loading them.
+ */
+async function loadsNoNodeModuleForCommander(
+  dist: string,
+  run: (args: string[]) => Promise<Deno.CommandOutput>,
+): Promise<void> {
+  const chunks = [...Deno.readDirSync(dist)].filter((e) => e.isFile && e.name.endsWith(".js"))
+    .map((e) => `${dist}/${e.name}`)
+    .filter((path) => Deno.readTextFileSync(path).includes(LAZY_BUILTIN_HELPER));
+  assert.equal(chunks.length, 1);
+  const original = Deno.readTextFileSync(chunks[0]);
+  const load = "const load = () => (real ??= ";
+  assert.equal(original.split(load).length, 2);
+  Deno.writeTextFileSync(
+    chunks[0],
+    original.replace(
+      load,
+      "const load = () => (globalThis.Deno.stderr.writeSync(new TextEncoder()" +
+        ".encode(`lazy module loaded: ${id}\\n`)), real ??= ",
+    ),
+  );
+  const fake = await startFakeProvider(() => ({ text: "Done" }));
+  try {
+    const config = await run(["config", "get", "model"]);
+    assert.deepEqual([config.code, new TextDecoder().decode(config.stderr)], [0, ""]);
+    const turn = await run(["run", "--base-url", fake.url, "--model", "m", "-p", "hi"]);
+    assert.deepEqual(
+      [turn.code, new TextDecoder().decode(turn.stdout), new TextDecoder().decode(turn.stderr)],
+      [0, "Done\n", ""],
+    );
+    // Help does reach them (node:process for the terminal's width): the reports work.
+    const help = await run(["run", "--help"]);
+    assert.match(new TextDecoder().decode(help.stdout), /^Usage: svc run /);
+    assert.match(new TextDecoder().decode(help.stderr), /^lazy module loaded: node:/m);
+  } finally {
+    Deno.writeTextFileSync(chunks[0], original);
+    await fake.close();
+  }
+}
 
 /**
  * The build carries its id; the start path (main, the program, `svc run`, the bundled plugins)
