@@ -2,8 +2,10 @@
  * Enforces the layer order of docs/architecture.md ("Layers") and the version pin. A file in
  * src/ may import only from its own layer or the layers below it; front-ends share a rank and
  * never import each other; files in src/ import no file in a cycle; plugins import only their own
- * files, src/plugin/api.ts and src/tool/; nothing in src/ imports plugins/. Static, type-only,
- * re-exporting and dynamic imports all count. zod is imported as a namespace
+ * files, src/plugin/api.ts and src/tool/; nothing in src/ imports plugins/; src/util/ is a leaf
+ * (its files import only src/util/ files and `node:` built-ins, no npm package); front-ends and
+ * the CLI reach src/engine/, src/session/ and src/catalog/ only through src/runtime/ (see
+ * BEHIND_RUNTIME). Static, type-only, re-exporting and dynamic imports all count. zod is imported as a namespace
  * (`import * as z from "zod"`): the named `z` keeps all of zod's locales in the bundle. `node:path`
  * and `node:url` are taken from src/util/ (see NODE_REPLACED).
  */
@@ -15,6 +17,7 @@ import { importSpecifiers } from "./import_specifiers.ts";
 export const LAYERS: readonly (readonly string[])[] = [
   ["shared"],
   ["util"],
+  ["launch"],
   ["config"],
   ["policy"],
   ["tool"],
@@ -37,12 +40,26 @@ const NAMED_ZOD = /^import (type )?\{ z \} from "zod";/m;
  * process loads Deno's Node layer, 10-15 ms of every start (docs/performance.md).
  */
 const NODE_REPLACED: Record<string, string> = {
-  "node:path": "import from src/util/path.ts (plugins: src/plugin/api.ts) instead, " +
+  "node:path": "import from src/util/posix_path.ts (plugins: src/plugin/api.ts) instead, " +
     "which loads no Node layer at start",
   "node:url": "import from src/util/file_url.ts instead, which loads no Node layer at start",
 };
 
+/** The rule of src/util/: dependency-free helpers every layer can take without pulling in more. */
+const LEAF = "src/util/ is a leaf: its files import only src/util/ files and node: built-ins; " +
+  "move code that needs more into a layer folder";
+
 const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
+
+/**
+ * Layers the layers above the runtime (front-ends, cli, main) reach only through src/runtime/,
+ * types included: src/runtime/mod.ts re-exports what they use.
+ */
+const BEHIND_RUNTIME = new Set(["engine", "session", "catalog"]);
+const RUNTIME_RANK = RANK.get("runtime")!;
+
+/** Front-ends that still import BEHIND_RUNTIME layers directly (issue 32); this list only shrinks. */
+const NOT_YET_THROUGH_RUNTIME = new Set(["repl", "jobs"]);
 const CODE = /\.[cm]?[jt]sx?$/;
 
 /** Every problem in the tree at `root`, in a stable order; an empty list means all is well. */
@@ -62,10 +79,18 @@ export async function checkTree(root: string): Promise<string[]> {
       );
     }
     const targets = new Set<string>();
+    const packages = new Set<string>();
     for (const specifier of importSpecifiers(texts[index])) {
       const instead = NODE_REPLACED[specifier];
       if (instead) problems.push(`${file} imports ${specifier}: ${instead}`);
-      if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;
+      if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
+        const leafBreach = file.startsWith("src/util/") && !specifier.startsWith("node:");
+        if (leafBreach && !packages.has(specifier)) {
+          problems.push(`${file} imports ${specifier}: ${LEAF}`);
+        }
+        packages.add(specifier);
+        continue;
+      }
       const target = relative(root, resolve(root, dirname(file), specifier));
       if (targets.has(target)) continue;
       targets.add(target);
@@ -86,6 +111,7 @@ function forbidden(file: string, target: string): string | undefined {
     if (own || target === "src/plugin/api.ts" || target.startsWith("src/tool/")) return undefined;
     return "plugins import only their own files, src/plugin/api.ts and src/tool/";
   }
+  if (file.startsWith("src/util/") && !target.startsWith("src/util/")) return LEAF;
   if (target.startsWith("plugins/")) {
     return "src/ never imports plugins/; svc loads plugins through src/plugin/";
   }
@@ -102,6 +128,10 @@ function forbidden(file: string, target: string): string | undefined {
   if (toRank === fromRank && to !== from) {
     return `front-ends never import each other (${from} and ${to} share rank ${fromRank}); ` +
       "move the shared code down to src/runtime/ or below";
+  }
+  if (fromRank > RUNTIME_RANK && BEHIND_RUNTIME.has(to) && !NOT_YET_THROUGH_RUNTIME.has(from)) {
+    return `${from} reaches ${to} only through src/runtime/: import it from ` +
+      "src/runtime/mod.ts (add the re-export there) or move the logic into src/runtime/";
   }
   return undefined;
 }

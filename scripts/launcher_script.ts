@@ -10,19 +10,19 @@
  * (docs/performance.md). A folder of svc's own has none of that; reinstalling starts it afresh.
  *
  * `deno install` cannot set environment variables, hence this script. svc gives the caller's
- * `DENO_DIR` and `DENO_NO_UPDATE_CHECK` back to its environment at start (src/util/launcher.ts),
+ * `DENO_DIR` and `DENO_NO_UPDATE_CHECK` back to its environment at start (src/launch/launcher.ts),
  * so what svc runs sees the user's values.
  *
  * The script runs the Deno binary that ran the install, by its absolute path, never the `deno` first
  * on PATH: that can be the npm package's Node wrapper (`bin.cjs`), which runs the binary as its
  * child and passes no signal on, so `kill` would stop the wrapper and leave svc (and everything it
  * started) running. With `exec` of the binary itself, the pid the user sees is svc's. svc starts
- * itself again through this script (src/util/svc_command.ts), so its fleet agents, supervisor and
+ * itself again through this script (src/launch/svc_command.ts), so its fleet agents, supervisor and
  * `svc` MCP servers run that binary too. When the binary is gone (Deno upgraded or moved), the
  * script says to install again instead of starting another Deno.
  */
-import { LAUNCHER_ENV, OUTER_PREFIX } from "../src/util/launcher.ts";
-import { SVC_PERMISSIONS, SVC_V8_OPTIONS } from "../src/util/svc_command.ts";
+import { LAUNCHER_ENV, OUTER_PREFIX } from "../src/launch/launcher.ts";
+import { SVC_PERMISSIONS, SVC_V8_OPTIONS } from "../src/launch/svc_command.ts";
 
 /** V8 options of the installed command: svc's own plus `--no-lazy` (see above). */
 export const LAUNCHER_V8_OPTIONS = [...SVC_V8_OPTIONS, "--no-lazy"] as const;

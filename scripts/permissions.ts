@@ -1,5 +1,5 @@
 /**
  * The Deno permissions svc's entry points run with; the list lives beside the helper that starts
- * svc again (src/util/svc_command.ts), so a svc started by svc gets the same set.
+ * svc again (src/launch/svc_command.ts), so a svc started by svc gets the same set.
  */
-export { SVC_PERMISSIONS } from "../src/util/svc_command.ts";
+export { SVC_PERMISSIONS } from "../src/launch/svc_command.ts";

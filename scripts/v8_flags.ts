@@ -1,5 +1,5 @@
 /**
  * The V8 flags svc's entry points run with; the list lives beside the helper that starts svc again
- * (src/util/svc_command.ts), so a svc started by svc (fleet agents) gets them too.
+ * (src/launch/svc_command.ts), so a svc started by svc (fleet agents) gets them too.
  */
-export { SVC_V8_FLAGS } from "../src/util/svc_command.ts";
+export { SVC_V8_FLAGS } from "../src/launch/svc_command.ts";

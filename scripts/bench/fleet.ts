@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { SVC_PERMISSIONS } from "../../src/util/svc_command.ts";
+import { SVC_PERMISSIONS } from "../../src/launch/svc_command.ts";
 import { MAIN, median, report, timeProcess } from "./_util.ts";
 
 const { values } = parseArgs({

@@ -3,7 +3,7 @@
  * `.svc/teams.json`), for the REPL's `/skill new|remove` and `/team new|remove`. Bundled, plugin
  * and global entries are never touched: removing one of those names says where it comes from.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import { updateJson } from "../util/json_file.ts";
 import { writeFileAtomic } from "../util/atomic.ts";

@@ -4,12 +4,12 @@
  * Never throws for a broken file or entry: it is reported in `warnings` with its path and the
  * other layers still load.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { isLooser } from "../config/trust.ts";
 import type { AgentTypeDef, SkillDef, TeamDef } from "../plugin/api.ts";
 import { type Action, type Category, DEFAULT_ACTIONS } from "../shared/types.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
-import { canonicalPath } from "../util/paths.ts";
+import { canonicalPath } from "../util/canonical_path.ts";
 import { BUNDLED_TEAMS } from "./bundled_teams.ts";
 import { BUNDLED_TYPES } from "./bundled_types.ts";
 import { mergeTeams, mergeTypes, type Patch, type TypePatch } from "./merge.ts";

@@ -3,7 +3,7 @@
  * and in an untrusted worktree only files that really lie inside it.
  */
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 
 /** `types.json` and `teams.json` are a few KiB; a larger one is refused unread. */
 export const CATALOG_MAX_BYTES = 1 << 20;

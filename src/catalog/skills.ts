@@ -4,7 +4,7 @@
  * Either may start with YAML front matter (`description`, `tags`, `name`); the body is the
  * skill's content. The file or folder name is the skill's name.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 import { splitFrontMatter } from "./front_matter.ts";
 import { leavesWorktree, missing, readCatalogText } from "./read.ts";

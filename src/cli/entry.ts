@@ -1,5 +1,5 @@
 import { VERSION } from "../version.ts";
-import { adoptLauncherEnv } from "../util/launcher.ts";
+import { adoptLauncherEnv } from "../launch/launcher.ts";
 
 /**
  * Process entry: answers `--version` without loading anything else, then hands argv to the

@@ -1,6 +1,6 @@
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 import { pathExists } from "../util/fs.ts";
-import { isInside } from "../util/paths.ts";
+import { isInside } from "../util/canonical_path.ts";
 import { loadTrusted, setTrusted, trustedPath } from "../config/trust.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { UsageError } from "./usage.ts";

@@ -1,7 +1,7 @@
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import type { Config } from "./schema.ts";
 import { REMOVED_KEYS } from "./keys.ts";
-import { memoized } from "../util/start_memo.ts";
+import { memoized } from "../launch/start_memo.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { isTrusted, restrictUntrusted } from "./trust.ts";

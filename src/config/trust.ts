@@ -4,10 +4,10 @@
  * what would loosen it is dropped (and named in a warning) and local plugins are not loaded.
  * Trust lives in `~/.config/svc/trusted.json`, a list of folders, each trusting everything inside.
  */
-import { isAbsolute, join } from "../util/path.ts";
+import { isAbsolute, join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import type { Action, Category } from "./schema.ts";
 import { untrustedUse } from "./keys.ts";

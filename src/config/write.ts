@@ -1,5 +1,5 @@
 /** Editing config files: key checks and the locked, validated write of `svc config` and `/config`. */
-import { dirname } from "../util/path.ts";
+import { dirname } from "../util/posix_path.ts";
 import { flattenConfig, readRawConfigFile } from "./load.ts";
 import { ConfigSchema, REMOVED_KEYS } from "./schema.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";

@@ -1,5 +1,5 @@
 import { readTextCapped } from "../util/fs.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Project instructions are capped at this many characters. */

@@ -2,7 +2,7 @@
  * Team runs: a team's stages run in order as sub-agents, each briefed with the earlier stages'
  * results; afterwards the run is summarized into the team memory (`.svc/teams/<name>/memory.md`).
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import type { Catalog, Team } from "../catalog/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { TurnStatus } from "../shared/types.ts";

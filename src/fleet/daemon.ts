@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { acquireDaemonLock, type DaemonHolder, daemonHolder } from "../util/daemon_lock.ts";
 import { startTimes } from "../util/process_identity.ts";
-import { svcCommand } from "../util/svc_command.ts";
+import { svcCommand } from "../launch/svc_command.ts";
 import { closeLogFd, openLogFd, tailLines } from "./logs.ts";
 import { signalGroup } from "../util/process_group.ts";
 import { stopGroup } from "./process.ts";

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { isSameProcess, startTime } from "../util/process_identity.ts";
-import type { CommandLine } from "../util/svc_command.ts";
+import type { CommandLine } from "../launch/svc_command.ts";
 import { signalGroup } from "../util/process_group.ts";
 import { delay } from "../util/time.ts";
 

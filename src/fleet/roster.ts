@@ -3,7 +3,7 @@
  * zod on every read (a file that does not parse is reported with its path and never overwritten
  * with defaults) and rewritten crash-safely under its lock.
  */
-import { isAbsolute, join, relative, resolve } from "../util/path.ts";
+import { isAbsolute, join, relative, resolve } from "../util/posix_path.ts";
 import * as z from "zod";
 import { localDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { dirname, join } from "../util/path.ts";
+import { dirname, join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 
 /** Shortest accepted token, in characters. */

@@ -5,7 +5,7 @@
  * `state` never authorizes a run by itself: a `.svc/jobs.json` that arrives with a cloned
  * repository (or is edited after approval) has no matching grant, so it reads as proposed.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 import { definitionOf, type JobDefinition } from "./schema.ts";

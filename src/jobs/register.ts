@@ -5,7 +5,7 @@
  * old or the new register, never a torn one. A register that does not parse or validate is
  * reported with its path and never overwritten.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import { localDir } from "../util/dirs.ts";
 import { readTextCapped } from "../util/fs.ts";

@@ -4,10 +4,10 @@
  * prompt a run is given (type prompt or the generic recurring-job prompt, `## Job task`, the
  * job's system_prompt, `## Run memory`).
  */
-import { isAbsolute, join, relative, resolve } from "../util/path.ts";
+import { isAbsolute, join, relative, resolve } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import { readTextCapped } from "../util/fs.ts";
-import { isInside } from "../util/paths.ts";
+import { isInside } from "../util/canonical_path.ts";
 
 /** The task file is read up to this many characters. */
 export const TASK_FILE_MAX = 50_000;

@@ -3,8 +3,8 @@
  * `svc jobs --path <worktree> daemon` at login and restarts it when it fails. SIGTERM (what
  * `systemctl --user stop` sends) cancels the running attempt, saves it and exits 0.
  */
-import { basename } from "../util/path.ts";
-import { type CommandLine, svcCommand } from "../util/svc_command.ts";
+import { basename } from "../util/posix_path.ts";
+import { type CommandLine, svcCommand } from "../launch/svc_command.ts";
 
 /**
  * Quotes a word for a systemd command line when it needs it; `%` (systemd's specifier sign) is
@@ -25,7 +25,7 @@ export function unitName(worktree: string): string {
 
 /**
  * The text of a systemd user unit running the jobs daemon of `worktree` with this svc
- * (src/util/svc_command.ts: a compiled binary itself, the installed launcher that started it, or
+ * (src/launch/svc_command.ts: a compiled binary itself, the installed launcher that started it, or
  * the Deno binary running main.ts), never whatever `svc` or `deno` comes first on PATH.
  */
 export function systemdUnit(

@@ -20,7 +20,7 @@ export { fail, fsError, plural, resolvePath } from "./tool_helpers.ts";
 export { writeFileAtomic } from "../util/atomic.ts";
 /**
  * POSIX path functions with `node:path`'s results, without loading Deno's Node layer at start
- * (src/util/path.ts).
+ * (src/util/posix_path.ts).
  */
 export {
   basename,
@@ -32,11 +32,11 @@ export {
   relative,
   resolve,
   sep,
-} from "../util/path.ts";
+} from "../util/posix_path.ts";
 /** Sends a signal to the process group a child was started in (false when it is gone). */
 export { signalGroup } from "../util/process_group.ts";
 /** The command line that runs this svc again (`svc <args>` as this process was started). */
-export { type CommandLine, svcCommand } from "../util/svc_command.ts";
+export { type CommandLine, svcCommand } from "../launch/svc_command.ts";
 
 import type { ProviderDef } from "../shared/types.ts";
 export type { ProviderDef };

@@ -3,8 +3,8 @@
  * symbolic link inside the folder would let it read wherever the link points (a global plugin's
  * `keys -> ../../providers.json` would reach svc's API keys). Such a folder is refused.
  */
-import { join, relative } from "../util/path.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { join, relative } from "../util/posix_path.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 
 /** Most entries looked at in one plugin folder. */
 export const MAX_PLUGIN_ENTRIES = 20_000;

@@ -1,4 +1,4 @@
-import { dirname, join } from "../util/path.ts";
+import { dirname, join } from "../util/posix_path.ts";
 import { fileURLToPath } from "../util/file_url.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { incompatibility, type Manifest, readManifest } from "./manifest.ts";

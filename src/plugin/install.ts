@@ -1,11 +1,11 @@
 import { pathExists } from "../util/fs.ts";
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { type Candidate, discoverPlugins, type PluginOrigin, pluginRoots } from "./discover.ts";
 import type { RootOptions } from "./discover.ts";
 import { folderProblem } from "./confine.ts";
 import { incompatibility, readManifest } from "./manifest.ts";
 import { grantFor, type PluginGrant } from "./permissions.ts";
-import { denoBinary } from "./test_runner.ts";
+import { denoBinary } from "./plugin_tests.ts";
 import { fetchSource, readSourceRecord, writeSourceRecord } from "./source.ts";
 
 /** Options shared by install, update and uninstall. */

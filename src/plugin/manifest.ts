@@ -1,10 +1,10 @@
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { VERSION } from "../version.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { manifestMarker } from "./manifest_memo.ts";
 import type { Manifest } from "./manifest_schema.ts";
-import { memoized } from "../util/start_memo.ts";
+import { memoized } from "../launch/start_memo.ts";
 
 export type { Manifest } from "./manifest_schema.ts";
 

@@ -5,7 +5,7 @@
  * before skips that on every later start. Kept in svc's own folder beside the registration cache
  * (`~/.config/svc/plugin_cache/`), which no plugin may write.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { VERSION } from "../version.ts";
 
 /** The marker of a manifest's text, and whether it is already there. */

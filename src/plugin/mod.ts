@@ -36,4 +36,4 @@ export {
 export { describeGrant, grantSummary, type PluginGrant } from "./grant.ts";
 export { grantFor, PermissionsSchema, PLUGIN_PERMISSIONS } from "./permissions.ts";
 export { readSourceRecord, SOURCE_FILE, type SourceRecord, sourceType } from "./source.ts";
-export { type PluginTestRun, runPluginTests } from "./test_runner.ts";
+export { type PluginTestRun, runPluginTests } from "./plugin_tests.ts";

@@ -3,10 +3,10 @@
  * (global or local) plugin's Worker gets from it. Nothing declared means nothing granted beyond
  * reading the plugin's own folder (its code has to load).
  */
-import { isAbsolute, join, resolve } from "../util/path.ts";
+import { isAbsolute, join, resolve } from "../util/posix_path.ts";
 import * as z from "zod";
 import { globalConfigDir } from "../util/dirs.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { type PluginGrant, WORKTREE } from "./grant.ts";
 
 export type { PluginGrant } from "./grant.ts";

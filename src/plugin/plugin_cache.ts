@@ -9,7 +9,7 @@
  * (`~/.config/svc/plugin_cache/`), which no plugin may write; what it holds is checked like
  * anything a Worker sends.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { VERSION } from "../version.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 import { readTextCapped } from "../util/fs.ts";

@@ -7,7 +7,7 @@
  * binary cannot start a `deno run` child; there the Worker runs in svc's process, without those
  * two guarantees.
  */
-import { basename } from "../util/path.ts";
+import { basename } from "../util/posix_path.ts";
 import { fileURLToPath } from "../util/file_url.ts";
 import { denoFlags, type PluginGrant, workerPermissions } from "./grant.ts";
 import type { HostMessage, WorkerMessage } from "./sandbox_protocol.ts";

@@ -1,4 +1,4 @@
-import { basename, join, resolve } from "../util/path.ts";
+import { basename, join, resolve } from "../util/posix_path.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 
 /** How a plugin was installed: a git clone or a copy of a local folder. */

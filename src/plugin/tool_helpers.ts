@@ -1,5 +1,5 @@
 /** Result wording shared by the bundled file tools: error results, paths, filesystem errors. */
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 import type { ToolOutput } from "../tool/types.ts";
 
 /** An error result the model should see and correct. */

@@ -5,8 +5,8 @@
  * else outside the supported subset are denied, whatever the prefixes say. A passing command that
  * names a path outside the worktree is marked for asking. The work is bounded by a budget.
  */
-import { basename, join } from "../util/path.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { basename, join } from "../util/posix_path.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { type ArgumentFacts, checkArguments } from "./bash_allow_args.ts";
 import { Budget, BudgetExceeded, MAX_COMMAND_CHARS, MAX_FOLDERS } from "./bash_allow_budget.ts";
 import { literalOutside, PathJudge, wordOutside } from "./bash_allow_paths.ts";

@@ -3,8 +3,8 @@
  * the program has read it (the whole word, an option's attached value, a `name=value` value), and
  * whether any of them lands outside the worktree. Every resolution spends the decision's budget.
  */
-import { join } from "../util/path.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { join } from "../util/posix_path.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import {
   type Budget,
   BudgetExceeded,

@@ -1,5 +1,5 @@
-import { join } from "../util/path.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { join } from "../util/posix_path.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 
 const GLOB_CHARS = /[*?[{]/;
 

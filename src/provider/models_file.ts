@@ -1,5 +1,5 @@
 /** `~/.config/svc/models.json`: the approved-model history, keyed by (provider, model). */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 

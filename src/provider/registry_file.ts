@@ -1,5 +1,5 @@
 /** `~/.config/svc/providers.json`: one API key (and optional base address) per provider. */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 import { CORE_PROVIDERS, trimBaseUrl } from "./table.ts";

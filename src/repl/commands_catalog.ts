@@ -1,7 +1,7 @@
 /** `/type`, `/skill list|show|new|remove`, `/team list|show|new|remove|run`. */
 import { createSkill, createTeam, removeSkill, removeTeam } from "../catalog/edit.ts";
 import { type CatalogKind, catalogTable, ONE, showEntry } from "../catalog/format.ts";
-import { type Command, type CommandContext, firstWord } from "./command.ts";
+import { type Command, type CommandContext, firstWord } from "./slash_command.ts";
 
 async function list(ctx: CommandContext, kind: CatalogKind): Promise<void> {
   const catalog = await ctx.runtime.catalog();

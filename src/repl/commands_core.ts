@@ -4,7 +4,7 @@ import { checkKey, parseValue, writeConfigKeys } from "../config/write.ts";
 import type { CommandDef } from "../plugin/api.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 import { VERSION } from "../version.ts";
-import { type Command, type CommandContext, findCommand, firstWord } from "./command.ts";
+import { type Command, type CommandContext, findCommand, firstWord } from "./slash_command.ts";
 
 /** The `/help` text: every command with its summary, or one command in full. */
 export function helpText(commands: readonly Command[], name?: string): string {

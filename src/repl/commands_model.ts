@@ -1,7 +1,7 @@
 /** `/connect`, `/model`, `/models` (`/model-list`), `/provider`. */
 import { listModels } from "../provider/unary.ts";
 import { connectProvider, connectSummary, resolvePick } from "../runtime/connect.ts";
-import type { Command, CommandContext } from "./command.ts";
+import type { Command, CommandContext } from "./slash_command.ts";
 
 class Cancelled extends Error {}
 

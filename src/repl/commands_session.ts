@@ -2,7 +2,7 @@
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import type { SessionMessage } from "../session/types.ts";
 import type { Style } from "./style.ts";
-import { type Command, firstWord } from "./command.ts";
+import { type Command, firstWord } from "./slash_command.ts";
 
 /** Messages shown by `/session preview` and after `/session load`. */
 export const PREVIEW_MESSAGES = 6;

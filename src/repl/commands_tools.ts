@@ -3,7 +3,7 @@
  * run by `Engine.runTool` through the one invocation path (src/tool/invoke.ts), so the policy,
  * the approval prompt and the session's audit apply exactly as to the model's calls.
  */
-import { type Command, type CommandContext, firstWord } from "./command.ts";
+import { type Command, type CommandContext, firstWord } from "./slash_command.ts";
 
 /** Runs one tool call and prints its result; the tool's status line shows as it runs. */
 async function callTool(ctx: CommandContext, name: string, args: string): Promise<boolean> {

@@ -3,7 +3,7 @@
  * subcommands, and the argument kinds (session names, agent types, teams, skills, MCP servers,
  * tools, providers, config keys). Names come from a `NameSource`, asked only for the kind needed.
  */
-import { type ArgKind, type Command, findCommand } from "./command.ts";
+import { type ArgKind, type Command, findCommand } from "./slash_command.ts";
 
 /** Where the names of each argument kind come from. */
 export type NameSource = (kind: ArgKind) => Promise<readonly string[]>;

@@ -3,7 +3,7 @@
  * line (entries may span lines), mode 0600 (prompts can hold secrets), the newest HISTORY_MAX
  * kept. Appends add one line; the file is rewritten only when it grew to twice the cap.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 
 export const HISTORY_MAX = 1000;

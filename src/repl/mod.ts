@@ -3,7 +3,7 @@
  * before the runtime loads; the runtime, the commands and the rest load behind it.
  */
 import type { RuntimeInit } from "../runtime/runtime.ts";
-import type { Command } from "./command.ts";
+import type { Command } from "./slash_command.ts";
 import { historyPath, loadHistory } from "./history.ts";
 import { Repl } from "./repl.ts";
 import { colorWanted } from "./style.ts";
@@ -30,7 +30,7 @@ export async function runRepl(
     const [{ Runtime }, { BUILTIN_COMMANDS }, { pluginCommands }, { interactiveName }] =
       await Promise.all([
         import("../runtime/runtime.ts"),
-        import("./commands.ts"),
+        import("./builtin_commands.ts"),
         import("./commands_core.ts"),
         import("../session/naming.ts"),
       ]);

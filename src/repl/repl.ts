@@ -14,8 +14,8 @@ import type { ConnectedModel } from "../runtime/connection.ts";
 import type { Runtime, RuntimeInit } from "../runtime/runtime.ts";
 import type { SessionLog } from "../session/log.ts";
 import { VERSION } from "../version.ts";
-import type { Command, CommandContext, Display } from "./command.ts";
-import { parseCommand } from "./command.ts";
+import type { Command, CommandContext, Display } from "./slash_command.ts";
+import { parseCommand } from "./slash_command.ts";
 import { Editor } from "./editor.ts";
 import type { History } from "./history.ts";
 import { KeyDecoder, type KeyEvent } from "./keys.ts";
@@ -390,7 +390,7 @@ export class Repl {
   }
 
   async #command(name: string, args: string, text: string, signal: AbortSignal): Promise<void> {
-    const { findCommand } = await import("./command.ts");
+    const { findCommand } = await import("./slash_command.ts");
     const command = findCommand(this.commands, name);
     if (!command) {
       return this.error(`unknown command /${name}; /help lists the commands`);

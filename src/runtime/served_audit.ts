@@ -1,4 +1,4 @@
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import type { PermissionRecord } from "../shared/types.ts";
 

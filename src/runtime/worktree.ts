@@ -1,4 +1,4 @@
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 
 /** Canonical worktree: `--path`, else the directory svc was launched from. */
 export function resolveWorktree(path?: string): string {

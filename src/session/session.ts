@@ -1,5 +1,5 @@
 import { pathExists, readTextCapped, UnreadableFileError } from "../util/fs.ts";
-import { basename, join } from "../util/path.ts";
+import { basename, join } from "../util/posix_path.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";

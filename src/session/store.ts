@@ -1,7 +1,7 @@
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import { pathExists } from "../util/fs.ts";
-import { canonicalPath, isInside } from "../util/paths.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { newSessionData } from "./log.ts";
 import { readSessionFile, Session, SessionError } from "./session.ts";
 import type { SessionData } from "./types.ts";

@@ -1,4 +1,4 @@
-import { openedStartMemo, startMemo } from "../util/start_memo.ts";
+import { openedStartMemo, startMemo } from "../launch/start_memo.ts";
 import { argSchema, loadZod, needsZod } from "./arg_schema.ts";
 import type { Tool, ToolSchema } from "./types.ts";
 import { assignWireNames, checkToolName } from "./wire_name.ts";

@@ -1,9 +1,9 @@
-import { dirname, join } from "./path.ts";
-import { outside } from "./outside.ts";
-import { canonicalPath, isInside } from "./paths.ts";
+import { dirname, join } from "./posix_path.ts";
+import { outside } from "./outside_root_error.ts";
+import { canonicalPath, isInside } from "./canonical_path.ts";
 import type { AtomicWriteOptions } from "./atomic_options.ts";
 
-export { OutsideRootError } from "./outside.ts";
+export { OutsideRootError } from "./outside_root_error.ts";
 
 export type { AtomicWriteOptions } from "./atomic_options.ts";
 

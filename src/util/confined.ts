@@ -6,12 +6,12 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
-import { basename, dirname, join, relative, sep } from "./path.ts";
+import { basename, dirname, join, relative, sep } from "./posix_path.ts";
 import type { AtomicWriteOptions } from "./atomic_options.ts";
-import { outside } from "./outside.ts";
-import { canonicalPath, isInside } from "./paths.ts";
+import { outside } from "./outside_root_error.ts";
+import { canonicalPath, isInside } from "./canonical_path.ts";
 
-export { OutsideRootError } from "./outside.ts";
+export { OutsideRootError } from "./outside_root_error.ts";
 
 /** A folder opened and checked to lie inside the root; `at(name)` names an entry of it. */
 export interface ConfinedDir {

@@ -3,7 +3,7 @@
  * holder. The kernel drops the lock when the holder exits, however it exits, so a crashed daemon
  * never leaves a stale lock behind and no pid has to be trusted to tell whether it still runs.
  */
-import { dirname } from "./path.ts";
+import { dirname } from "./posix_path.ts";
 import { delay } from "./time.ts";
 
 /** Who holds a daemon lock, as written into the lock file by the holder. */

@@ -1,4 +1,4 @@
-import { isAbsolute, join } from "./path.ts";
+import { isAbsolute, join } from "./posix_path.ts";
 
 /**
  * `~/.config/svc`, from HOME (USERPROFILE on Windows). Without an absolute home svc refuses to

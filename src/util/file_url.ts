@@ -1,8 +1,8 @@
 /**
  * `file:` URLs and POSIX paths, converted as `node:url` converts them (tests/util/file_url.test.ts
- * compares them), without loading Deno's Node layer (see src/util/path.ts).
+ * compares them), without loading Deno's Node layer (see src/util/posix_path.ts).
  */
-import { resolve } from "./path.ts";
+import { resolve } from "./posix_path.ts";
 
 /** The path a `file:` URL names; throws a TypeError for another scheme, a host or an encoded `/`. */
 export function fileURLToPath(url: string | URL): string {

@@ -1,5 +1,5 @@
 /** Reading and crash-safe rewriting of the small JSON state files under ~/.config/svc. */
-import { dirname } from "./path.ts";
+import { dirname } from "./posix_path.ts";
 import { withFileLock, writeFileAtomic } from "./atomic.ts";
 import { readTextCapped, UnreadableFileError } from "./fs.ts";
 

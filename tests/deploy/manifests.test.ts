@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/util/svc_command.ts";
+import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/launch/svc_command.ts";
 
 const DEPLOY = new URL("../../deploy/", import.meta.url).pathname;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { findCommand, firstWord, parseCommand } from "../../src/repl/command.ts";
-import { BUILTIN_COMMANDS } from "../../src/repl/commands.ts";
+import { findCommand, firstWord, parseCommand } from "../../src/repl/slash_command.ts";
+import { BUILTIN_COMMANDS } from "../../src/repl/builtin_commands.ts";
 import { helpText, pluginCommands } from "../../src/repl/commands_core.ts";
 import { commonPrefix, complete, type NameSource } from "../../src/repl/complete.ts";
 import { withExtra } from "../../src/repl/mod.ts";

@@ -26,10 +26,13 @@ Deno.test("the import checker accepts a clean tree that only imports downwards",
     "src/cli/entry.ts": 'import { serve } from "../http/serve.ts";\nexport const main = serve;\n',
     "src/http/serve.ts": 'import { VERSION } from "../version.ts";\nexport const serve = 1;\n',
     "src/engine/loop.ts":
-      'import type { T } from "../shared/types.ts";\nimport "../util/ids.ts";\n',
+      'import * as z from "zod";\nimport type { T } from "../shared/types.ts";\n' +
+      'import "../util/ids.ts";\nimport { memo } from "../launch/memo.ts";\n',
+    "src/launch/memo.ts": 'import "../util/ids.ts";\nexport const memo = 1;\n',
     "src/shared/types.ts": 'import { VERSION } from "../version.ts";\nexport type T = 1;\n',
-    "src/util/ids.ts": 'import * as z from "zod";\nimport { join } from "./path.ts";\n',
-    "src/util/path.ts": "export const join = 1;\n",
+    "src/util/ids.ts":
+      'import { open } from "node:fs/promises";\nimport { join } from "./posix_path.ts";\n',
+    "src/util/posix_path.ts": "export const join = 1;\n",
     "plugins/svc-core-x/mod.ts": 'import type { Tool } from "../../src/plugin/api.ts";\n' +
       'import { runShell } from "../../src/tool/shell.ts";\nimport "./src/own.ts";\n',
     "plugins/svc-core-x/src/own.ts": "export {};\n",
@@ -40,12 +43,12 @@ Deno.test("the import checker accepts a clean tree that only imports downwards",
 
 Deno.test("the import checker refuses zod's named z export, which keeps every locale in the bundle", async () => {
   await using t = await tree({
-    "src/util/a.ts": 'import { z } from "zod";\n',
-    "src/util/b.ts": 'import type { z } from "zod";\n',
-    "src/util/c.ts": 'import * as z from "zod";\nimport type * as y from "zod";\n',
+    "src/config/a.ts": 'import { z } from "zod";\n',
+    "src/config/b.ts": 'import type { z } from "zod";\n',
+    "src/config/c.ts": 'import * as z from "zod";\nimport type * as y from "zod";\n',
   });
   const why = 'imports { z } from "zod": write import * as z from "zod" (bundle size)';
-  assert.deepEqual(await checkTree(t.root), [`src/util/a.ts ${why}`, `src/util/b.ts ${why}`]);
+  assert.deepEqual(await checkTree(t.root), [`src/config/a.ts ${why}`, `src/config/b.ts ${why}`]);
 });
 
 Deno.test("the import checker refuses node:path and node:url in src/ and plugins/, which load Deno's Node layer at start", async () => {
@@ -58,8 +61,31 @@ Deno.test("the import checker refuses node:path and node:url in src/ and plugins
   });
   assert.deepEqual(await checkTree(t.root), [
     "src/cli/b.ts imports node:url: import from src/util/file_url.ts instead, which loads no Node layer at start",
-    "src/util/a.ts imports node:path: import from src/util/path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
-    "plugins/svc-core-x/mod.ts imports node:path: import from src/util/path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
+    "src/util/a.ts imports node:path: import from src/util/posix_path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
+    "plugins/svc-core-x/mod.ts imports node:path: import from src/util/posix_path.ts (plugins: src/plugin/api.ts) instead, which loads no Node layer at start",
+  ]);
+});
+
+Deno.test("the import checker keeps src/util/ a leaf: no other layer, no npm package", async () => {
+  await using t = await tree({
+    "src/util/a.ts": 'import { VERSION } from "../version.ts";\nimport "../shared/types.ts";\n' +
+      'import "../launch/memo.ts";\nimport "../config/load.ts";\nimport "./b.ts";\n',
+    "src/util/b.ts": 'import * as z from "zod";\nimport type { ZodType } from "zod";\n' +
+      'import "npm:yaml@2";\nimport "jsr:@std/path";\nimport { open } from "node:fs/promises";\n',
+    "src/shared/types.ts": "export type T = 1;\n",
+    "src/launch/memo.ts": 'import "../util/b.ts";\n',
+    "src/config/load.ts": "export {};\n",
+  });
+  const leaf = "src/util/ is a leaf: its files import only src/util/ files and node: built-ins; " +
+    "move code that needs more into a layer folder";
+  assert.deepEqual(await checkTree(t.root), [
+    `src/util/a.ts imports src/version.ts: ${leaf}`,
+    `src/util/a.ts imports src/shared/types.ts: ${leaf}`,
+    `src/util/a.ts imports src/launch/memo.ts: ${leaf}`,
+    `src/util/a.ts imports src/config/load.ts: ${leaf}`,
+    `src/util/b.ts imports zod: ${leaf}`,
+    `src/util/b.ts imports npm:yaml@2: ${leaf}`,
+    `src/util/b.ts imports jsr:@std/path: ${leaf}`,
   ]);
 });
 
@@ -74,7 +100,33 @@ Deno.test("the import checker rejects a planted back-arrow from session to engin
     "src/engine/b.ts": "export const b = 1;\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/session/a.ts imports src/engine/b.ts: session (rank 6) may not import engine (rank 9); ${BACK}`,
+    `src/session/a.ts imports src/engine/b.ts: session (rank 7) may not import engine (rank 10); ${BACK}`,
+  ]);
+});
+
+Deno.test("the import checker makes front-ends reach engine, session and catalog only through the runtime", async () => {
+  await using t = await tree({
+    "main.ts": 'import "./src/engine/engine.ts";\n',
+    "src/cli/run.ts": 'import type { Engine } from "../engine/engine.ts";\n' +
+      'import { Runtime } from "../runtime/mod.ts";\nimport "../tool/approval.ts";\n',
+    "src/http/chat.ts": 'const naming = await import("../session/naming.ts");\n',
+    "src/eval/trial.ts": 'export { loadCatalog } from "../catalog/load.ts";\n',
+    "src/repl/repl.ts": 'import type { Engine } from "../engine/engine.ts";\n',
+    "src/runtime/mod.ts": 'export type { Engine } from "../engine/engine.ts";\n' +
+      'import "../session/naming.ts";\nimport "../catalog/load.ts";\n',
+    "src/engine/engine.ts": 'import "../session/naming.ts";\n',
+    "src/session/naming.ts": "export {};\n",
+    "src/catalog/load.ts": "export {};\n",
+    "src/tool/approval.ts": "export {};\n",
+  });
+  const why = (from: string, to: string) =>
+    `${from} reaches ${to} only through src/runtime/: import it from src/runtime/mod.ts ` +
+    "(add the re-export there) or move the logic into src/runtime/";
+  assert.deepEqual(await checkTree(t.root), [
+    `src/cli/run.ts imports src/engine/engine.ts: ${why("cli", "engine")}`,
+    `src/eval/trial.ts imports src/catalog/load.ts: ${why("eval", "catalog")}`,
+    `src/http/chat.ts imports src/session/naming.ts: ${why("http", "session")}`,
+    `main.ts imports src/engine/engine.ts: ${why("main", "engine")}`,
   ]);
 });
 
@@ -84,7 +136,7 @@ Deno.test("the import checker counts a type-only import as an arrow", async () =
     "src/provider/types.ts": "export type ToolSchema = { name: string };\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/tool/registry.ts imports src/provider/types.ts: tool (rank 4) may not import provider (rank 5); ${BACK}`,
+    `src/tool/registry.ts imports src/provider/types.ts: tool (rank 5) may not import provider (rank 6); ${BACK}`,
   ]);
 });
 
@@ -95,22 +147,22 @@ Deno.test("the import checker counts a dynamic import split across lines", async
     "src/policy/evaluate.ts": "export const DEFAULT_ACTIONS = {};\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/config/trust.ts imports src/policy/evaluate.ts: config (rank 2) may not import policy (rank 3); ${BACK}`,
+    `src/config/trust.ts imports src/policy/evaluate.ts: config (rank 3) may not import policy (rank 4); ${BACK}`,
   ]);
 });
 
 Deno.test("the import checker catches every export-from form, multi-line ones included", async () => {
   await using t = await tree({
-    "src/util/mod.ts": 'export {\n  a,\n  b,\n} from\n  "../config/a.ts";\n' +
+    "src/shared/mod.ts": 'export {\n  a,\n  b,\n} from\n  "../config/a.ts";\n' +
       'export type { T } from "../policy/t.ts";\nexport * from "../tool/c.ts";\n',
     "src/config/a.ts": "export const a = 1, b = 2;\n",
     "src/policy/t.ts": "export type T = 1;\n",
     "src/tool/c.ts": "export const c = 1;\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/util/mod.ts imports src/config/a.ts: util (rank 1) may not import config (rank 2); ${BACK}`,
-    `src/util/mod.ts imports src/policy/t.ts: util (rank 1) may not import policy (rank 3); ${BACK}`,
-    `src/util/mod.ts imports src/tool/c.ts: util (rank 1) may not import tool (rank 4); ${BACK}`,
+    `src/shared/mod.ts imports src/config/a.ts: shared (rank 0) may not import config (rank 3); ${BACK}`,
+    `src/shared/mod.ts imports src/policy/t.ts: shared (rank 0) may not import policy (rank 4); ${BACK}`,
+    `src/shared/mod.ts imports src/tool/c.ts: shared (rank 0) may not import tool (rank 5); ${BACK}`,
   ]);
 });
 
@@ -191,8 +243,8 @@ Deno.test("the import checker keeps front-ends apart and below cli", async () =>
   });
   assert.deepEqual(await checkTree(t.root), [
     "src/http/handler.ts imports src/mcp/server.ts: front-ends never import each other (http " +
-    "and mcp share rank 11); move the shared code down to src/runtime/ or below",
-    `src/http/handler.ts imports src/cli/program.ts: http (rank 11) may not import cli (rank 12); ${BACK}`,
+    "and mcp share rank 12); move the shared code down to src/runtime/ or below",
+    `src/http/handler.ts imports src/cli/program.ts: http (rank 12) may not import cli (rank 13); ${BACK}`,
   ]);
 });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SVC_PERMISSIONS } from "../../src/util/svc_command.ts";
+import { SVC_PERMISSIONS } from "../../src/launch/svc_command.ts";
 import {
   isSameProcess,
   parseStat,

@@ -7,7 +7,7 @@
  * flags); the installed command is its launcher, which names that binary; a compiled binary runs
  * itself, its permissions built in.
  */
-import { fileURLToPath } from "./file_url.ts";
+import { fileURLToPath } from "../util/file_url.ts";
 import { launcherPath } from "./launcher.ts";
 
 /**
@@ -45,7 +45,7 @@ export interface CommandLine {
 
 /**
  * `svc <args>` as this process was started: the compiled binary, the installed launcher (which
- * brings its cache folder and V8 flags, src/util/launcher.ts), or deno running main.
+ * brings its cache folder and V8 flags, src/launch/launcher.ts), or deno running main.
  */
 export function svcCommand(args: readonly string[]): CommandLine {
   if (Deno.build.standalone) return { command: Deno.execPath(), args: [...args] };

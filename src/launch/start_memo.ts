@@ -12,10 +12,10 @@
  * damaged file is ignored and replaced, and a failed write costs the next start its speed only.
  */
 import { BUILD_ID } from "./build_id.ts";
-import { writeFileAtomic } from "./atomic.ts";
-import { globalConfigDir } from "./dirs.ts";
-import { readTextCapped } from "./fs.ts";
-import { join } from "./path.ts";
+import { writeFileAtomic } from "../util/atomic.ts";
+import { globalConfigDir } from "../util/dirs.ts";
+import { readTextCapped } from "../util/fs.ts";
+import { join } from "../util/posix_path.ts";
 
 /** Entries kept per kind; the oldest goes first (a config edited often does not grow the file). */
 export const MEMO_ENTRIES_PER_KIND = 32;

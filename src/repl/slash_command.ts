@@ -1,6 +1,6 @@
 /**
  * Slash commands: their shape, the context they run in, and the parser of a typed line. The
- * commands themselves live in the `commands_*.ts` files; `commands.ts` lists them.
+ * commands themselves live in the `commands_*.ts` files; `builtin_commands.ts` lists them.
  */
 import type { Engine } from "../engine/engine.ts";
 import type { EngineEvent } from "../engine/events.ts";

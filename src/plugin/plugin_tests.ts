@@ -1,4 +1,4 @@
-import { basename, join } from "../util/path.ts";
+import { basename, join } from "../util/posix_path.ts";
 import { folderProblem } from "./confine.ts";
 import { type Candidate, discoverPlugins, type RootOptions, UNTRUSTED_PLUGIN } from "./discover.ts";
 import { denoFlags } from "./grant.ts";

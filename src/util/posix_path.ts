@@ -1,5 +1,5 @@
 /**
- * POSIX path functions with the results of `node:path` (tests/util/path.test.ts compares them on
+ * POSIX path functions with the results of `node:path` (tests/util/posix_path.test.ts compares them on
  * thousands of paths), without Deno's Node layer: the first `node:` import of a process loads that
  * layer, about 10-15 ms of every svc start (docs/performance.md). svc's code and its bundled
  * plugins import paths from here; scripts/check_imports.ts keeps `node:path` out of them.

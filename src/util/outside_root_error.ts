@@ -1,6 +1,6 @@
 /** The refusal of a write that would leave its root folder (no file system access here). */
-import { resolve } from "./path.ts";
-import { isInside } from "./paths.ts";
+import { resolve } from "./posix_path.ts";
+import { isInside } from "./canonical_path.ts";
 
 /** A write was refused because its folder lies, or came to lie, outside the root. */
 export class OutsideRootError extends Error {

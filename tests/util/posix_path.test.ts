@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { posix } from "node:path";
-import * as ours from "../../src/util/path.ts";
+import * as ours from "../../src/util/posix_path.ts";
 
 /** Every path of up to four parts drawn from names that exercise the edge cases. */
 function paths(): string[] {

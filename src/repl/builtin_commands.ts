@@ -3,7 +3,7 @@
  * which the CLI adds (`runRepl`'s extra commands: it renders the jobs front-end, which the REPL may
  * not import). `/agent`, `/spawn` and `/bookmark` are planned and absent.
  */
-import type { Command } from "./command.ts";
+import type { Command } from "./slash_command.ts";
 import { compact, config, exit, help, plugins, thinking, version } from "./commands_core.ts";
 import { connect, model, models, provider } from "./commands_model.ts";
 import { session } from "./commands_session.ts";

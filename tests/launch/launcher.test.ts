@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SVC_PERMISSIONS } from "../../src/util/svc_command.ts";
+import { SVC_PERMISSIONS } from "../../src/launch/svc_command.ts";
 
 /**
  * Runs a script that adopts the launcher's environment as svc's entry does, then prints what a
@@ -8,8 +8,8 @@ import { SVC_PERMISSIONS } from "../../src/util/svc_command.ts";
 async function adopt(env: Record<string, string>) {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const script = `${dir}/main.ts`;
-  const launcher = new URL("../../src/util/launcher.ts", import.meta.url).href;
-  const command = new URL("../../src/util/svc_command.ts", import.meta.url).href;
+  const launcher = new URL("../../src/launch/launcher.ts", import.meta.url).href;
+  const command = new URL("../../src/launch/svc_command.ts", import.meta.url).href;
   await Deno.writeTextFile(
     script,
     `import { adoptLauncherEnv } from ${JSON.stringify(launcher)};

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/util/svc_command.ts";
+import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/launch/svc_command.ts";
 
 Deno.test("the command that runs this svc is deno with svc's permission set, V8 flags and the main module, never -A", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const script = `${dir}/main.ts`;
-  const module = new URL("../../src/util/svc_command.ts", import.meta.url).href;
+  const module = new URL("../../src/launch/svc_command.ts", import.meta.url).href;
   await Deno.writeTextFile(
     script,
     `import { svcCommand } from ${JSON.stringify(module)};

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, relative, resolve, sep } from "./path.ts";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "./posix_path.ts";
 
 /** `/` for an absolute path, else nothing. */
 function rootOf(path: string): string {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MEMO_ENTRIES_PER_KIND, StartMemo } from "../../src/util/start_memo.ts";
+import { MEMO_ENTRIES_PER_KIND, StartMemo } from "../../src/launch/start_memo.ts";
 
 async function tempDir(): Promise<AsyncDisposable & { dir: string }> {
   const dir = await Deno.makeTempDir({ prefix: "svc-memo-" });
