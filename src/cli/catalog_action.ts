@@ -2,9 +2,14 @@
  * The actions of `svc types`, `svc skills` and `svc teams`: the worktree's catalog through its
  * runtime, as a table, one entry in full, or JSON. Warnings (broken files) go to stderr.
  */
-import { type CatalogKind, catalogTable, ONE, showEntry } from "../catalog/format.ts";
-import type { Catalog } from "../catalog/types.ts";
-import { Runtime } from "../runtime/runtime.ts";
+import {
+  type Catalog,
+  type CatalogKind,
+  catalogTable,
+  ONE,
+  Runtime,
+  showEntry,
+} from "../runtime/mod.ts";
 
 export type { CatalogKind };
 

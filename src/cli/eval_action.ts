@@ -1,25 +1,27 @@
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 import {
   buildReport,
   EvalCancelled,
-  evalConfig,
-  type EvalSetup,
+  evalSetup,
   type EvalTarget,
-  FixtureError,
+  evalTargets,
+  fixtureListing,
   type LoadedFixture,
-  loadFixtures,
+  makeReportFolder,
   modelFolder,
   modelProvenance,
   provenance,
   renderFixtureList,
   renderTable,
+  reportFolderProblem,
   runEval,
+  selectFixtures,
   type TrialDone,
+  worktreeFixtures,
   writeReport,
   writeTranscript,
 } from "../eval/mod.ts";
 import { Runtime } from "../runtime/runtime.ts";
-import { globalConfigDir } from "../util/dirs.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc eval list`. */
@@ -48,20 +50,9 @@ export async function listFixtures(flags: EvalListFlags): Promise<number> {
   try {
     const runtime = await Runtime.load({ path: flags.path });
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
-    const fixtures = await fixturesOf(runtime);
-    if (flags.output === "json") {
-      // File contents can be large (page-large-file provisions 300 KB): sizes stand in for them.
-      const out = fixtures.map(({ fixture, origin, where, overrides }) => ({
-        ...fixture,
-        files: Object.fromEntries(
-          Object.entries(fixture.files).map(([path, text]) => [path, { chars: text.length }]),
-        ),
-        origin,
-        source: where,
-        overrides,
-      }));
-      console.log(JSON.stringify(out, null, 2));
-    } else console.log(renderFixtureList(fixtures));
+    const fixtures = await worktreeFixtures(runtime);
+    if (flags.output === "json") console.log(JSON.stringify(fixtureListing(fixtures), null, 2));
+    else console.log(renderFixtureList(fixtures));
     return 0;
   } catch (err) {
     return fail(err);
@@ -106,50 +97,21 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
       baseUrl: flags.baseUrl,
     });
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
-    const fixtures = await fixturesOf(runtime);
-    if (fixtures.length === 0) {
-      throw new FixtureError(
-        "No fixtures found: the svc-core-eval plugin is not loaded and ~/.config/svc/eval and " +
-          ".svc/eval hold none",
-      );
-    }
-    const known = new Map(fixtures.map((f) => [f.fixture.id, f]));
-    const unknown = flags.fixture.filter((id) => !known.has(id));
-    if (unknown.length) {
-      return usage(
-        `unknown fixture ${unknown.map((id) => `"${id}"`).join(", ")}; available: ${
-          [...known.keys()].join(", ")
-        }`,
-      );
-    }
-    selected = flags.fixture.length
-      ? [...new Set(flags.fixture)].map((id) => known.get(id)!)
-      : fixtures;
-    targets = compare
-      ? await Promise.all(
-        compare.map(async (model) => ({
-          connection: await runtime.connect({ model, modelFrom: "flag" }),
-        })),
-      )
-      : [{ connection: await runtime.connect() }];
+    const chosen = await selectFixtures(runtime, flags.fixture);
+    if (typeof chosen === "string") return usage(chosen);
+    selected = chosen;
+    targets = await evalTargets(runtime, compare);
   } catch (err) {
     return fail(err);
   }
-  const setup: EvalSetup = {
-    tools: runtime.plugins.tools,
-    owners: runtime.plugins.owners,
-    config: evalConfig(runtime.config),
-  };
+  const setup = evalSetup(runtime);
   const limits = { maxRounds, timeoutMs: timeout * 1000 };
   const fixtures = selected.map((f) => f.fixture);
   let dir: string;
   try {
-    dir = flags.report
-      ? resolve(flags.report)
-      : await Deno.makeTempDir({ prefix: `svc-eval-${stamp(new Date())}-` });
-    await Deno.mkdir(dir, { recursive: true });
+    dir = await makeReportFolder(flags.report);
   } catch (err) {
-    return fail(new Error(`Cannot create the report folder: ${(err as Error).message}`));
+    return fail(err);
   }
   const prov = await provenance(
     setup,
@@ -192,26 +154,6 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
   }
 }
 
-/** Why `dir` cannot take a report (one run per folder, so transcripts never mix), if it cannot. */
-async function reportFolderProblem(dir: string): Promise<string | undefined> {
-  try {
-    if (!(await Deno.stat(dir)).isDirectory) return "is not a folder";
-    for await (const _ of Deno.readDir(dir)) return "is not empty";
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) return `cannot be read (${(err as Error).message})`;
-  }
-  return undefined;
-}
-
-/** The merged fixtures of the runtime's worktree. */
-function fixturesOf(runtime: Runtime): Promise<LoadedFixture[]> {
-  return loadFixtures({
-    plugins: runtime.plugins.fixtures,
-    globalDir: globalConfigDir(),
-    worktree: runtime.worktree,
-  });
-}
-
 /**
  * The progress line on stderr: rewritten in place on a terminal, one line per trial elsewhere
  * (logs keep every line).
@@ -234,10 +176,6 @@ function progressLine() {
       open = false;
     },
   };
-}
-
-function stamp(date: Date): string {
-  return date.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
 }
 
 function integer(text: string, min: number, max: number): number | null {

@@ -1,4 +1,4 @@
-import type { EngineEvent } from "../engine/events.ts";
+import type { EngineEvent } from "../runtime/mod.ts";
 
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";

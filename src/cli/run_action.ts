@@ -1,14 +1,14 @@
-import type { Engine } from "../engine/engine.ts";
-import type { EngineEvent, TurnResult } from "../engine/events.ts";
-import { turnResult } from "../engine/result.ts";
-import { typeOverrides } from "../engine/sub_agent.ts";
-import type { TeamRun } from "../engine/team.ts";
-import type { SessionLog } from "../session/log.ts";
+import type { EngineEvent, TurnResult } from "../runtime/mod.ts";
+import {
+  checkSessionName,
+  type HeadlessSetup,
+  prepareHeadless,
+  setupFailure,
+} from "../runtime/headless.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { CoalescedWriter } from "../util/coalesced_writer.ts";
 import { readBodyCapped } from "../util/read_body.ts";
-import { checkSessionName, interactiveName } from "../session/naming.ts";
 import { renderTextEvent } from "./render_text.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
@@ -73,38 +73,20 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     : flags.no
     ? fixedApprover({ answer: "deny", by: "flag" })
     : undefined;
-  let engine: Engine;
-  let session: SessionLog;
+  let setup: HeadlessSetup;
   try {
     const runtime = await Runtime.load(flags);
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
     // Plugin services start before the engine (MCP servers with autoconnect); say what failed.
     for (const warning of await runtime.start()) console.error(`warning: ${warning}`);
-    session = flags.sessionId
-      ? await runtime.sessions.openOrCreate(flags.sessionId)
-      : runtime.sessions.create(interactiveName(new Date(), prompt));
-    try {
-      await runtime.sessions.checkWritable();
-    } catch (err) {
-      const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
-      return failEarly(message, json, { ...flags, sessionId: session.name }, "session_write");
-    }
-    const catalog = flags.type || flags.team ? await runtime.catalog() : undefined;
-    const type = flags.type ? catalog!.types.get(flags.type) : undefined;
-    if (flags.type && !type) {
-      return usage(`unknown type "${flags.type}"; available types: ${names(catalog!.types)}`);
-    }
-    if (flags.team && !catalog!.teams.has(flags.team)) {
-      return usage(`unknown team "${flags.team}"; available teams: ${names(catalog!.teams)}`);
-    }
-    engine = await runtime.engine({
-      headless: true,
-      approver,
-      session,
-      ...(type ? typeOverrides(runtime.config.tool_permission, type, catalog!, 0) : {}),
-    });
+    const { sessionId, type, team } = flags;
+    setup = await prepareHeadless(runtime, { prompt, sessionId, type, team, approver });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
+  }
+  if (setup.kind === "unknown") return usage(setup.message);
+  if (setup.kind === "session_write") {
+    return failEarly(setup.message, json, { ...flags, sessionId: setup.session }, "session_write");
   }
   const controller = new AbortController();
   let interrupts = 0;
@@ -134,26 +116,19 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
       renderTextEvent(event, { verbose: Boolean(flags.verbose), out: write });
     };
   try {
-    const team = flags.team
-      ? await engine.runTeam(flags.team, prompt, {
-        session,
-        signal: controller.signal,
-        onEvent,
-        onStage: ({ stage, of, type, report }) => {
-          stdout.flush();
-          console.error(
-            report
-              ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
-                report.duration.toFixed(1)
-              } s (session ${report.session})`
-              : `svc run: stage ${stage}/${of} ${type}: running`,
-          );
-        },
-      })
-      : undefined;
-    const result = team ? teamResult(team) : await engine.runTurn(prompt, {
+    const { result, team } = await setup.run({
       signal: controller.signal,
       onEvent,
+      onStage: ({ stage, of, type, report }) => {
+        stdout.flush();
+        console.error(
+          report
+            ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
+              report.duration.toFixed(1)
+            } s (session ${report.session})`
+            : `svc run: stage ${stage}/${of} ${type}: running`,
+        );
+      },
     });
     stdout.flush();
     if (team && !json) {
@@ -173,25 +148,6 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   }
 }
 
-/** A team run as `svc run` reports it: the last stage's TurnResult with the stages listed. */
-function teamResult(run: TeamRun): TurnResult & { stages: object[] } {
-  return {
-    ...run.result,
-    status: run.status,
-    errors: run.errors,
-    stages: run.stages.map(({ type, session, status, duration }) => ({
-      type,
-      session,
-      status,
-      duration,
-    })),
-  };
-}
-
-function names(map: ReadonlyMap<string, unknown>): string {
-  return [...map.keys()].sort().join(", ") || "none";
-}
-
 function usage(message: string): number {
   console.error(`svc run: ${message}`);
   return USAGE_EXIT;
@@ -200,12 +156,10 @@ function usage(message: string): number {
 function failEarly(message: string, json: boolean, flags: RunFlags, code = "setup"): number {
   console.error(`svc run: ${message}`);
   if (json) {
-    const result = turnResult({
-      status: "error",
-      errors: [{ code, message }],
-      model: flags.model ?? "",
-      provider: flags.provider ?? "",
-      session: flags.sessionId ?? "",
+    const result = setupFailure({ code, message }, {
+      model: flags.model,
+      provider: flags.provider,
+      session: flags.sessionId,
     });
     console.log(JSON.stringify(result, null, 2));
   }

@@ -4,7 +4,7 @@
  * `min_calls` and `args`; svc names the rest (`prompt`, `files`, `expected`, `verify`, and inside
  * `verify` the outcome checks `answer` and `files`, plus `description` and `permissions`).
  */
-import { isAbsolute, normalize } from "../util/path.ts";
+import { isAbsolute, normalize } from "../util/posix_path.ts";
 import * as z from "zod";
 
 /** A fixture that cannot be used; the message names where it came from and the field. */

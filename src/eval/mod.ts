@@ -29,3 +29,12 @@ export {
   writeTranscript,
 } from "./report.ts";
 export { renderFixtureList, renderTable } from "./table.ts";
+export {
+  evalSetup,
+  evalTargets,
+  fixtureListing,
+  makeReportFolder,
+  reportFolderProblem,
+  selectFixtures,
+  worktreeFixtures,
+} from "./prepare.ts";

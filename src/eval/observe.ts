@@ -3,9 +3,8 @@
  * with the session's `permissions` audit (same order, one entry per call) and the assistant
  * messages' raw tool calls. Tool errors are classified from the audit, never from result text.
  */
-import type { ToolCallRecord } from "../engine/events.ts";
 import type { PermissionRecord } from "../shared/types.ts";
-import type { SessionData } from "../session/types.ts";
+import type { SessionData, ToolCallRecord } from "../runtime/mod.ts";
 
 /** Kinds of tool errors an eval counts apart. */
 export const TOOL_ERROR_KINDS = ["unknown_tool", "invalid_arguments", "denied", "failed"] as const;

@@ -4,10 +4,9 @@
  * `<dir>/transcripts/<n>-<model>/<fixture>/trial-<k>.json`.
  */
 import { createHash } from "node:crypto";
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import type { Config } from "../config/schema.ts";
-import { composeSystemMessages } from "../engine/system_prompt.ts";
-import { Runtime } from "../runtime/runtime.ts";
+import { composeSystemMessages, Runtime } from "../runtime/mod.ts";
 import { offeredTools } from "../tool/judge.ts";
 import { prepareSchemas } from "../tool/registry.ts";
 import { VERSION } from "../version.ts";

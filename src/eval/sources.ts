@@ -3,7 +3,7 @@
  * `<worktree>/.svc/eval/*.json`, merged by id with the later source winning (local over global
  * over plugin). A file holds one fixture object or a list of them.
  */
-import { join } from "../util/path.ts";
+import { join } from "../util/posix_path.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
 import { type Fixture, FixtureError, parseFixture } from "./fixture.ts";
 

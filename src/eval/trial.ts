@@ -3,15 +3,20 @@
  * in-memory session, the eval permissions, a limit on tool rounds and a wall-clock timeout.
  * Nothing is written to the user's worktree or sessions; the temporary worktree is removed.
  */
-import { dirname, join } from "../util/path.ts";
+import { dirname, join } from "../util/posix_path.ts";
 import type { Config } from "../config/schema.ts";
 import { ConfigSchema } from "../config/schema.ts";
-import type { TurnError, TurnResult, TurnStatus } from "../engine/events.ts";
-import type { ConnectedModel } from "../runtime/connection.ts";
-import { Runtime } from "../runtime/runtime.ts";
-import type { AppendOptions } from "../session/log.ts";
-import { MemorySession } from "../session/memory.ts";
-import type { SessionData, SessionMessage } from "../session/types.ts";
+import {
+  type AppendOptions,
+  type ConnectedModel,
+  MemorySession,
+  Runtime,
+  type SessionData,
+  type SessionMessage,
+  type TurnError,
+  type TurnResult,
+  type TurnStatus,
+} from "../runtime/mod.ts";
 import type { Tool } from "../tool/types.ts";
 import { readTextCapped } from "../util/fs.ts";
 import type { Fixture } from "./fixture.ts";

@@ -2,7 +2,7 @@
  * The declarative verifier: checks a trial's calls, answer and end-state files against a
  * fixture's `verify` block and says, in words, every check that failed.
  */
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 import type { ArgCheck, Fixture, Matcher } from "./fixture.ts";
 import type { CallObservation } from "./observe.ts";
 

@@ -1,4 +1,4 @@
-import type { Engine } from "../engine/engine.ts";
+import type { Engine } from "../runtime/mod.ts";
 import type { HttpEndpoint, ServiceContext } from "../plugin/api.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { type ServedHost, servedHost } from "../runtime/served_host.ts";

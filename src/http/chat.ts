@@ -1,7 +1,10 @@
-import type { Engine } from "../engine/engine.ts";
-import type { TurnResult } from "../engine/events.ts";
-import { checkSessionName, interactiveName } from "../session/naming.ts";
-import type { SessionStore } from "../session/store.ts";
+import {
+  checkSessionName,
+  type Engine,
+  interactiveName,
+  type SessionStore,
+  type TurnResult,
+} from "../runtime/mod.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { type Mutex, QueueFullError } from "./lock.ts";
 import { fail, json } from "./reply.ts";

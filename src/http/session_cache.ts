@@ -1,5 +1,4 @@
-import type { Session } from "../session/session.ts";
-import type { SessionStore } from "../session/store.ts";
+import type { Session, SessionStore } from "../runtime/mod.ts";
 
 /**
  * Keeps the last few sessions opened by POST /chat, so a long conversation is not re-read and

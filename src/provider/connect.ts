@@ -1,8 +1,8 @@
 /** Resolving a connection from config, and the headless model approval gate. */
 import type { Config } from "../config/schema.ts";
 import type { ProviderDef } from "../shared/types.ts";
-import { detectProvider, unfoldModelRef } from "./detect.ts";
 import { isApproved, type ModelsOptions, recordApproval } from "./models_file.ts";
+import { resolveModelRef } from "./model_ref.ts";
 import { loadProviders, type RegistryOptions } from "./registry_file.ts";
 import { providerTable, trimBaseUrl } from "./table.ts";
 
@@ -20,14 +20,10 @@ export interface Connection {
   warnings: string[];
 }
 
-const NO_BACKEND =
-  "No model backend is configured: run svc connect <provider|url>, pass --base-url " +
-  "(or --provider) to svc run, or set base_url or provider in the config";
-
 /**
- * Resolves provider, base address, model and key from the config keys provider, base_url and
- * model, providers.json and the provider table. Throws an Error saying what to set when no base
- * address or model can be found.
+ * Resolves provider, base address and model (`resolveModelRef`: the config keys provider, base_url
+ * and model, providers.json and the provider table) and the key. Throws an Error saying what to
+ * set when no base address or model can be found.
  */
 export async function resolveConnection(
   config: Pick<Config, "provider" | "base_url" | "model">,
@@ -40,62 +36,15 @@ export async function resolveConnection(
   const table = providerTable(pluginProviders);
   const registry = await loadProviders(options);
   const warnings = registry.warning ? [registry.warning] : [];
-  const stored = (name?: string) => (name ? registry.entries[name] : undefined);
-  let baseUrl = config.base_url?.trim() ? trimBaseUrl(config.base_url) : undefined;
-  let provider = config.provider?.trim() || undefined;
-  let model = config.model?.trim() || undefined;
-  let unfolded = false;
-
-  if (provider && !table.has(provider) && !stored(provider)?.base_url) {
-    if (!baseUrl) {
-      const known = [...table.keys()].join(", ");
-      throw new Error(`Unknown provider ${provider}: choose one of ${known}, or set base_url`);
-    }
-    provider = detectProvider(baseUrl, pluginProviders);
-  }
-  if (!provider && baseUrl) provider = detectProvider(baseUrl, pluginProviders);
-
-  if (model) {
-    const ref = unfoldModelRef(model, pluginProviders);
-    if (ref.provider && ref.provider === provider) {
-      model = ref.model;
-      unfolded = true;
-    } else if (ref.provider && !pinned(provider, baseUrl, table)) {
-      // The ref names another backend: its own stored or default address applies.
-      provider = ref.provider;
-      model = ref.model;
-      baseUrl = undefined;
-      unfolded = true;
-    }
-  }
-  if (!provider) throw new Error(NO_BACKEND);
-
+  const { provider, baseUrl, model, unfolded } = resolveModelRef(config, table, registry.entries);
   const info = table.get(provider);
-  baseUrl ??= stored(provider)?.base_url ?? info?.baseUrl;
-  if (!baseUrl) {
-    throw new Error(
-      `No base address for provider ${provider}: pass --base-url or set base_url in the config`,
-    );
-  }
-  if (!/^https?:\/\/[^/]/i.test(baseUrl) || !URL.canParse(baseUrl)) {
-    throw new Error(
-      `Base address ${baseUrl} for ${provider} is not an http:// or https:// URL; ` +
-        `pass --base-url http://host:port or fix base_url in the config`,
-    );
-  }
-  model ??= info?.defaultModel;
-  if (!model) {
-    throw new Error(`No model configured for ${provider}: pass --model or set model in the config`);
-  }
-  let apiKey = stored(provider)?.api_key ?? "";
-  const home = stored(provider)?.base_url ?? info?.baseUrl;
-  if (
-    apiKey && options.untrustedBaseUrlFile &&
-    (!home || trimBaseUrl(home) !== trimBaseUrl(baseUrl))
-  ) {
+  const stored = registry.entries[provider];
+  let apiKey = stored?.api_key ?? "";
+  const home = stored?.base_url ?? info?.baseUrl;
+  if (apiKey && options.untrustedBaseUrlFile && (!home || trimBaseUrl(home) !== baseUrl)) {
     apiKey = "";
     warnings.push(
-      `not sending the stored ${provider} API key to ${trimBaseUrl(baseUrl)}: that address comes ` +
+      `not sending the stored ${provider} API key to ${baseUrl}: that address comes ` +
         `from ${options.untrustedBaseUrlFile} of a worktree that is not trusted (run svc trust to ` +
         `trust it)`,
     );
@@ -106,28 +55,13 @@ export async function resolveConnection(
   }
   return {
     provider,
-    baseUrl: trimBaseUrl(baseUrl),
+    baseUrl,
     model,
     apiKey,
     ...(info?.headers ? { headers: info.headers } : {}),
     unfolded,
     warnings,
   };
-}
-
-/**
- * Whether `vendor/model` ids stay bare: on aggregators (openrouter) and on generic or custom
- * endpoints given by address, where such ids name the server's own models.
- */
-function pinned(
-  provider: string | undefined,
-  baseUrl: string | undefined,
-  table: ReturnType<typeof providerTable>,
-): boolean {
-  if (!provider) return false;
-  const info = table.get(provider);
-  if (info?.vendorModelIds) return true;
-  return !info?.baseUrl && Boolean(baseUrl);
 }
 
 /** Inputs of the model approval gate. */

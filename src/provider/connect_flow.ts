@@ -1,6 +1,6 @@
 /** The `/connect` flow shared by `svc connect` and the REPL: plan, probe, save. */
 import type { ProviderDef } from "../shared/types.ts";
-import { detectProvider } from "./detect.ts";
+import { detectIn } from "./detect.ts";
 import { listModels } from "./unary.ts";
 import { loadProviders, type RegistryOptions, setEntry } from "./registry_file.ts";
 import { providerTable, trimBaseUrl } from "./table.ts";
@@ -52,7 +52,7 @@ export async function planConnect(
     throw new Error(`${target} is not a valid URL`);
   }
   const baseUrl = trimBaseUrl(url.href);
-  const detected = detectProvider(baseUrl, pluginProviders);
+  const detected = detectIn(table, baseUrl);
   const provider = name ?? (detected !== "generic" ? detected : hostName(url));
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(provider)) {
     throw new Error(`Provider name ${provider} must be letters, digits, . _ or -`);

@@ -1,6 +1,9 @@
 /** Provider detection from a base address, and `provider/model` ref unfolding. */
 import type { ProviderDef } from "../shared/types.ts";
-import { providerTable, trimBaseUrl } from "./table.ts";
+import { type ProviderInfo, providerTable, trimBaseUrl } from "./table.ts";
+
+/** The provider table as detection and unfolding read it (`providerTable`). */
+export type ProviderTable = ReadonlyMap<string, ProviderInfo>;
 
 /** A model reference after unfolding; provider and baseUrl only when the prefix is known. */
 export interface ModelRef {
@@ -17,8 +20,12 @@ export function detectProvider(
   baseUrl: string,
   pluginProviders: readonly ProviderDef[] = [],
 ): string {
+  return detectIn(providerTable(pluginProviders), baseUrl);
+}
+
+/** `detectProvider` over a table already built. */
+export function detectIn(table: ProviderTable, baseUrl: string): string {
   const trimmed = trimBaseUrl(baseUrl);
-  const table = providerTable(pluginProviders);
   for (const info of table.values()) {
     if (info.origin === "plugin" && info.baseUrl === trimmed) return info.id;
   }
@@ -46,9 +53,14 @@ export function unfoldModelRef(
   ref: string,
   pluginProviders: readonly ProviderDef[] = [],
 ): ModelRef {
+  return unfoldIn(providerTable(pluginProviders), ref);
+}
+
+/** `unfoldModelRef` over a table already built. */
+export function unfoldIn(table: ProviderTable, ref: string): ModelRef {
   const slash = ref.indexOf("/");
   if (slash <= 0 || slash === ref.length - 1) return { model: ref };
-  const info = providerTable(pluginProviders).get(ref.slice(0, slash));
+  const info = table.get(ref.slice(0, slash));
   if (!info?.baseUrl) return { model: ref };
   return { provider: info.id, baseUrl: info.baseUrl, model: ref.slice(slash + 1) };
 }

@@ -7,8 +7,37 @@ export {
   type ModelChoice,
 } from "./connection.ts";
 export { applyOverrides } from "./overrides.ts";
+export {
+  type HeadlessOutcome,
+  type HeadlessRequest,
+  type HeadlessRunOptions,
+  type HeadlessSetup,
+  prepareHeadless,
+  setupFailure,
+  type TeamTurnResult,
+} from "./headless.ts";
 export { resolveWorktree } from "./worktree.ts";
 export { auditLog, auditPath } from "./served_audit.ts";
 export { sessionReader } from "./served_sessions.ts";
 export { SERVED_SESSION, servedTools, type ServeToolsOptions } from "./served_tools.ts";
 export { type ServedHost, servedHost } from "./served_host.ts";
+
+// What front-ends take from the layers below the runtime: they import engine/, session/ and
+// catalog/ only through here (scripts/check_imports.ts).
+export type { Engine } from "../engine/engine.ts";
+export type {
+  EngineEvent,
+  ToolCallRecord,
+  TurnError,
+  TurnResult,
+  TurnStatus,
+} from "../engine/events.ts";
+export { composeSystemMessages } from "../engine/system_prompt.ts";
+export type { AppendOptions, SessionLog } from "../session/log.ts";
+export { MemorySession } from "../session/memory.ts";
+export type { Session } from "../session/session.ts";
+export type { SessionStore } from "../session/store.ts";
+export type { SessionData, SessionMessage } from "../session/types.ts";
+export { checkSessionName, interactiveName } from "../session/naming.ts";
+export type { Catalog } from "../catalog/types.ts";
+export { type CatalogKind, catalogTable, ONE, showEntry } from "../catalog/format.ts";

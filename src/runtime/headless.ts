@@ -1,0 +1,133 @@
+/**
+ * One headless run as `svc run` makes it: a session opened or named from the prompt, an engine
+ * (as an agent type when one is named), then one turn or a team's stages. The front-end maps
+ * flags in and renders events and the result out; what it runs is built here.
+ */
+import type { EngineEvent, TurnError, TurnResult } from "../engine/events.ts";
+import { turnResult } from "../engine/result.ts";
+import { typeOverrides } from "../engine/sub_agent.ts";
+import type { StageReport, TeamRun } from "../engine/team.ts";
+import { checkSessionName, interactiveName } from "../session/naming.ts";
+import type { Approver } from "../tool/approval.ts";
+import type { Runtime } from "./runtime.ts";
+
+export { checkSessionName };
+
+/** What to run: the prompt, the session, an agent type or a team, and the approver. */
+export interface HeadlessRequest {
+  prompt: string;
+  /** Open this session, or create it; default a new one named from the prompt. */
+  sessionId?: string;
+  /** Run the turn as this agent type (its prompt, model, permissions). */
+  type?: string;
+  /** Run this team's stages instead of one turn. */
+  team?: string;
+  /** Answers ask-gated calls; default: denied by the policy. */
+  approver?: Approver;
+}
+
+/** How a prepared run reports while it runs. */
+export interface HeadlessRunOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: EngineEvent) => void;
+  /** A team's stage started (no report) or ended. */
+  onStage?: (stage: { stage: number; of: number; type: string; report?: StageReport }) => void;
+}
+
+/** A team run as a TurnResult: the last stage's, with the run's status, errors and stages. */
+export type TeamTurnResult = TurnResult & {
+  stages: Pick<StageReport, "type" | "session" | "status" | "duration">[];
+};
+
+/** How a run ended: its result and, for a team, where the team memory was written. */
+export interface HeadlessOutcome {
+  result: TurnResult | TeamTurnResult;
+  team?: { memory: string | null };
+}
+
+/**
+ * What preparing found: a run ready to start, an unknown type or team (the caller's usage
+ * error), or a session store that cannot be written.
+ */
+export type HeadlessSetup =
+  | { kind: "ready"; session: string; run(options: HeadlessRunOptions): Promise<HeadlessOutcome> }
+  | { kind: "unknown"; message: string }
+  | { kind: "session_write"; message: string; session: string };
+
+/**
+ * Opens the session, checks the type or team and builds the headless engine; throws what loading
+ * a connection or the engine throws. The plugin services must have started (`runtime.start()`).
+ */
+export async function prepareHeadless(
+  runtime: Runtime,
+  request: HeadlessRequest,
+): Promise<HeadlessSetup> {
+  const session = request.sessionId
+    ? await runtime.sessions.openOrCreate(request.sessionId)
+    : runtime.sessions.create(interactiveName(new Date(), request.prompt));
+  try {
+    await runtime.sessions.checkWritable();
+  } catch (err) {
+    const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
+    return { kind: "session_write", message, session: session.name };
+  }
+  const catalog = request.type || request.team ? await runtime.catalog() : undefined;
+  const type = request.type ? catalog!.types.get(request.type) : undefined;
+  if (request.type && !type) {
+    const message = `unknown type "${request.type}"; available types: ${names(catalog!.types)}`;
+    return { kind: "unknown", message };
+  }
+  if (request.team && !catalog!.teams.has(request.team)) {
+    const message = `unknown team "${request.team}"; available teams: ${names(catalog!.teams)}`;
+    return { kind: "unknown", message };
+  }
+  const engine = await runtime.engine({
+    headless: true,
+    approver: request.approver,
+    session,
+    ...(type ? typeOverrides(runtime.config.tool_permission, type, catalog!, 0) : {}),
+  });
+  const { team, prompt } = request;
+  return {
+    kind: "ready",
+    session: session.name,
+    run: async ({ signal, onEvent, onStage }) => {
+      if (!team) return { result: await engine.runTurn(prompt, { signal, onEvent }) };
+      const run = await engine.runTeam(team, prompt, { session, signal, onEvent, onStage });
+      return { result: teamResult(run), team: { memory: run.memory } };
+    },
+  };
+}
+
+/** The TurnResult of a run that failed before its turn started. */
+export function setupFailure(
+  error: TurnError,
+  ids: { model?: string; provider?: string; session?: string },
+): TurnResult {
+  return turnResult({
+    status: "error",
+    errors: [error],
+    model: ids.model ?? "",
+    provider: ids.provider ?? "",
+    session: ids.session ?? "",
+  });
+}
+
+/** A team run as `svc run` reports it: the last stage's TurnResult with the stages listed. */
+function teamResult(run: TeamRun): TeamTurnResult {
+  return {
+    ...run.result,
+    status: run.status,
+    errors: run.errors,
+    stages: run.stages.map(({ type, session, status, duration }) => ({
+      type,
+      session,
+      status,
+      duration,
+    })),
+  };
+}
+
+function names(map: ReadonlyMap<string, unknown>): string {
+  return [...map.keys()].sort().join(", ") || "none";
+}
