@@ -8,7 +8,7 @@
  * truncation can be lost).
  */
 import { closeSync, openSync } from "node:fs";
-import { dirname } from "../util/path.ts";
+import { dirname } from "../util/posix_path.ts";
 import { concatBytes } from "../util/byte_list.ts";
 
 /** Rotated copies kept beside the log (`.1` newest). */
@@ -128,5 +128,21 @@ export async function followFile(
         resolve();
       }, { once: true });
     });
+  }
+}
+
+/** Rotates agent `name`'s log at `path` past `maxBytes`, noting it there; a failure is logged. */
+export async function rotateAgentLog(
+  name: string,
+  path: string,
+  maxBytes: number,
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    if (await rotateIfLarge(path, maxBytes)) {
+      await logLine(path, `log rotated (over ${maxBytes} bytes)`);
+    }
+  } catch (err) {
+    log(`svc fleet: ${name}: cannot rotate ${path}: ${(err as Error).message}`);
   }
 }

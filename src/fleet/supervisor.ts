@@ -5,34 +5,42 @@
  * 60 s; crashed past max_restarts), stops what was disabled, removed or edited, rotates logs and
  * writes the state file when it changed. Agent exits are seen at once through the child's exit
  * (or, for agents adopted from an earlier supervisor, by their pid and start time each sweep).
+ * Time, the processes, `/health` and the port probe are parameters (seams.ts): real by default.
  */
-import { sleep } from "../util/time.ts";
-import { signalGroup } from "../util/process_group.ts";
-import { startTimes } from "../util/process_identity.ts";
-import { svcCommand } from "../util/svc_command.ts";
-import { probeHealth } from "./health.ts";
-import { closeLogFd, logLine, openLogFd, rotateIfLarge } from "./logs.ts";
+import {
+  agentEnv,
+  applyProbe,
+  childBaseEnv,
+  countFailure,
+  describeExit,
+  initialAgents,
+  launchLine,
+  type Live,
+  reasonText,
+  requestKey,
+  resetCounters,
+  spawnKey,
+  type StopReason,
+  takenPorts,
+} from "./agent.ts";
+import { closeLogFd, logLine, openLogFd, rotateAgentLog } from "./logs.ts";
 import { allocatePort, PortsExhaustedError } from "./ports.ts";
-import { type ExitInfo, spawnAgent, stopGroup } from "./process.ts";
-import { type AgentDef, agentDir, agentLogPath, loadRoster, type Roster } from "./roster.ts";
+import type { ExitInfo } from "./process.ts";
+import { agentDir, agentLogPath, loadRoster, type Roster } from "./roster.ts";
+import {
+  type AgentProcesses,
+  type FleetClock,
+  type HealthProber,
+  type PortProbe,
+  realClock,
+  realPortProbe,
+  realProber,
+  realProcesses,
+} from "./seams.ts";
 import { type AgentStatus, newStatus, readState, updateState } from "./state.ts";
-import { backoffDelay, type FleetTuning, TUNING_VARIABLES } from "./tuning.ts";
+import { backoffDelay, type FleetTuning } from "./tuning.ts";
 
-/** Why the supervisor stops an agent; decides what the agent becomes once it is gone. */
-type StopReason = "disable" | "down" | "restart" | "edited" | "remove" | "failure";
-
-/** One agent as the supervisor holds it. */
-interface Live {
-  status: AgentStatus;
-  def?: AgentDef;
-  /** What the running process was started from (dir, command, prefer_port). */
-  spawnedWith?: string;
-  /** Set for a child of this supervisor; undefined for an adopted agent. */
-  exited?: Promise<ExitInfo>;
-  /** A launch or stop in progress. */
-  task?: Promise<void>;
-  stopReason?: StopReason;
-}
+export { childBaseEnv } from "./agent.ts";
 
 /** How a supervisor runs. */
 export interface SupervisorOptions {
@@ -42,6 +50,14 @@ export interface SupervisorOptions {
   env?: Record<string, string>;
   /** The supervisor's own output (a line per event). */
   log?: (line: string) => void;
+  /** Time (real by default; tests pass a fake one). */
+  clock?: FleetClock;
+  /** Agent processes (real by default). */
+  processes?: AgentProcesses;
+  /** The `GET /health` probe (real by default). */
+  probe?: HealthProber;
+  /** Whether a port can be bound (a bind probe by default). */
+  portFree?: PortProbe;
 }
 
 /** The supervisor of one fleet root. */
@@ -54,14 +70,42 @@ export class Supervisor {
   #roster: Roster = { agents: [] };
   #rosterProblem?: string;
   #written = "";
-  #startedAt = new Date().toISOString();
+  #startedAt: string;
   #shuttingDown = false;
+  /** Agent log lines being written. */
+  #notes = new Set<Promise<void>>();
+  #clock: FleetClock;
+  #processes: AgentProcesses;
+  #probeHealth: HealthProber;
+  #portFree: PortProbe;
 
   constructor(options: SupervisorOptions) {
     this.root = options.root;
     this.tuning = options.tuning;
     this.#env = childBaseEnv(options.env ?? Deno.env.toObject());
     this.#log = options.log ?? ((line) => console.error(line));
+    this.#clock = options.clock ?? realClock;
+    this.#processes = options.processes ?? realProcesses;
+    this.#probeHealth = options.probe ?? realProber;
+    this.#portFree = options.portFree ?? realPortProbe;
+    this.#startedAt = this.#iso();
+  }
+
+  /** The clock's now as an ISO timestamp. */
+  #iso(): string {
+    return new Date(this.#clock.now()).toISOString();
+  }
+
+  /**
+   * Resolves once no launch, stop or log note is in progress (a sweep leaves them running in the
+   * background).
+   */
+  async settled(): Promise<void> {
+    const busy = () => [...this.#agents.values()].some((live) => live.task) || this.#notes.size;
+    while (busy()) {
+      await Promise.all([...this.#agents.values()].map((live) => live.task));
+      await Promise.all(this.#notes);
+    }
   }
 
   /** The agents' statuses now, in roster order (then any being removed). */
@@ -77,38 +121,12 @@ export class Supervisor {
     this.#roster = await loadRoster(this.root);
     const { state, warning } = await readState(this.root);
     if (warning) this.#log(`svc fleet: warning: ${warning}`);
-    const recorded = Object.values(state.agents);
-    const alive = await startTimes(recorded.flatMap((s) => (s.pid ? [s.pid] : [])));
-    const defs = new Map(this.#roster.agents.map((def) => [def.name, def]));
-    for (const status of recorded) {
-      const def = defs.get(status.name);
-      const live = status.pid !== null && status.start_time !== null &&
-        alive.get(status.pid) === status.start_time;
-      if (!live) continue;
-      const entry: Live = {
-        status: {
-          ...status,
-          state: status.state === "running" ? "running" : "starting",
-          health: "unknown",
-          probe_failures: 0,
-        },
-        def,
-        spawnedWith: def ? spawnKey(this.root, def) : undefined,
-      };
-      this.#agents.set(status.name, entry);
+    const pids = Object.values(state.agents).flatMap((s) => (s.pid ? [s.pid] : []));
+    const alive = await this.#processes.startTimes(pids);
+    this.#agents = initialAgents(this.root, this.#roster, state, alive);
+    for (const { status, exited } of this.#agents.values()) {
+      if (status.pid === null || exited) continue;
       this.#log(`svc fleet: ${status.name}: adopted pid ${status.pid} on port ${status.port}`);
-    }
-    // Agents not adopted start fresh: `fleet up` gives crashed ones a new start too.
-    for (const def of this.#roster.agents) {
-      if (!this.#agents.has(def.name)) {
-        const previous = state.agents[def.name];
-        const status = newStatus(def.name, agentDir(this.root, def));
-        if (previous) {
-          status.last_exit = previous.last_exit;
-          status.port = previous.port;
-        }
-        this.#agents.set(def.name, { status, def });
-      }
     }
   }
 
@@ -118,7 +136,7 @@ export class Supervisor {
     await this.#reloadRoster();
     const consumed = await this.#takeRequests();
     await this.#checkAdopted();
-    const now = Date.now();
+    const now = this.#clock.now();
     const wanted = new Set<string>();
     for (const def of this.#roster.agents) {
       wanted.add(def.name);
@@ -136,7 +154,11 @@ export class Supervisor {
       else this.#agents.delete(name);
     }
     await this.#probe();
-    await this.#rotateLogs();
+    for (const { def } of this.#agents.values()) {
+      if (!def) continue;
+      const path = agentLogPath(this.root, def);
+      await rotateAgentLog(def.name, path, this.tuning.logMaxBytes, this.#log);
+    }
     await this.#writeState(consumed);
   }
 
@@ -152,7 +174,7 @@ export class Supervisor {
       } catch (err) {
         this.#log(`svc fleet: sweep failed: ${(err as Error).message}`);
       }
-      await sleep(this.tuning.sweepMs / 1000, signal);
+      await this.#clock.sleep(this.tuning.sweepMs, signal);
     }
     await this.shutdown();
   }
@@ -173,7 +195,7 @@ export class Supervisor {
     }
     await updateState(this.root, (state) => {
       state.supervisor = null;
-      state.updated_at = new Date().toISOString();
+      state.updated_at = this.#iso();
       state.agents = Object.fromEntries(this.statuses().map((s) => [s.name, s]));
     });
     this.#log(`svc fleet: stopped; no agent of ${this.root} is running`);
@@ -219,7 +241,7 @@ export class Supervisor {
       !live.exited && !live.task && live.status.pid !== null
     );
     if (adopted.length === 0) return;
-    const alive = await startTimes(adopted.map((live) => live.status.pid!));
+    const alive = await this.#processes.startTimes(adopted.map((live) => live.status.pid!));
     for (const live of adopted) {
       const s = live.status;
       if (alive.get(s.pid!) === s.start_time) continue;
@@ -280,7 +302,8 @@ export class Supervisor {
       port = allocatePort(
         this.tuning.ports,
         [def.prefer_port, s.port ?? undefined],
-        this.#taken(live),
+        takenPorts(this.#agents.values(), live),
+        this.#portFree,
       );
     } catch (err) {
       if (!(err instanceof PortsExhaustedError)) throw err;
@@ -291,23 +314,13 @@ export class Supervisor {
     }
     s.port = port; // reserved against the other launches of this sweep
     const logPath = agentLogPath(this.root, def);
-    const line = def.command
-      ? { command: def.command[0], args: def.command.slice(1) }
-      : svcCommand(["serve", "--host", "127.0.0.1", "--port", String(port), "--path", dir]);
+    const line = launchLine(def, port, dir);
     await logLine(logPath, `starting on port ${port}: ${[line.command, ...line.args].join(" ")}`);
     const fd = await openLogFd(logPath);
     let spawned;
     try {
-      spawned = await spawnAgent(line, {
-        cwd: dir,
-        env: {
-          ...this.#env,
-          SVC_FLEET_PORT: String(port),
-          SVC_FLEET_DIR: dir,
-          SVC_FLEET_AGENT: def.name,
-        },
-        logFd: fd,
-      });
+      const env = agentEnv(this.#env, def.name, port, dir);
+      spawned = await this.#processes.spawn(line, { cwd: dir, env, logFd: fd });
     } finally {
       closeLogFd(fd);
     }
@@ -320,7 +333,7 @@ export class Supervisor {
         start_time: spawned.start,
         port,
         probe_failures: 0,
-        started_at: new Date().toISOString(),
+        started_at: this.#iso(),
         healthy_since: null,
         next_retry_at: null,
       } satisfies Partial<AgentStatus>,
@@ -332,52 +345,31 @@ export class Supervisor {
     spawned.exited.then((exit) => this.#exited(live, spawned.pid, exit));
   }
 
-  /** Ports other agents hold (running, starting, stopping, or being launched right now). */
-  #taken(except: Live): Set<number> {
-    const taken = new Set<number>();
-    for (const live of this.#agents.values()) {
-      const holds = live.status.pid !== null || live.task !== undefined;
-      if (live !== except && live.status.port !== null && holds) {
-        taken.add(live.status.port);
-      }
-    }
-    return taken;
-  }
-
   #exited(live: Live, pid: number, exit: ExitInfo): void {
     const s = live.status;
     if (s.pid !== pid) return;
     s.pid = null;
     s.start_time = null;
     s.health = "unknown";
-    s.last_exit = { ...exit, at: new Date().toISOString() };
+    s.last_exit = { ...exit, at: this.#iso() };
     if (live.stopReason) return; // #stop finishes the job
     // What the agent left in its group goes with it (a wrapper's child would keep serving on the
     // port). Only for a child of this process, reaped just now: while any process of the group
     // lives, its id names no other group.
-    if (live.exited) signalGroup(pid, "SIGKILL");
+    if (live.exited) this.#processes.killGroup(pid);
     const how = live.exited ? describeExit(exit) : "exited (adopted; its exit status is unknown)";
     this.#failure(live, how);
   }
 
   /** A failure: respawn after backoff, or crashed past max_restarts. */
   #failure(live: Live, reason: string): void {
-    const s = live.status;
     const max = live.def?.max_restarts ?? 0;
-    s.last_error = reason;
-    s.health = "unknown";
-    s.backoff_failures++;
-    if (max !== 0 && s.restarts >= max) {
-      s.state = "crashed";
-      s.next_retry_at = null;
-      this.#note(
-        live,
-        `crashed: ${reason}; ${max} restarts used, left alone until svc fleet restart ${s.name}`,
-      );
-      return;
-    }
-    s.restarts++;
-    this.#wait(live, reason);
+    if (!countFailure(live.status, reason, max)) return this.#wait(live, reason);
+    const name = live.status.name;
+    this.#note(
+      live,
+      `crashed: ${reason}; ${max} restarts used, left alone until svc fleet restart ${name}`,
+    );
   }
 
   #wait(live: Live, reason: string): void {
@@ -385,7 +377,7 @@ export class Supervisor {
     const delay = backoffDelay(s.backoff_failures, this.tuning);
     s.last_error = reason;
     s.state = "backoff";
-    s.next_retry_at = new Date(Date.now() + delay).toISOString();
+    s.next_retry_at = new Date(this.#clock.now() + delay).toISOString();
     this.#note(live, `${reason}; retrying in ${delay / 1000} s`);
   }
 
@@ -395,7 +387,7 @@ export class Supervisor {
     s.state = "stopping";
     const pid = s.pid!;
     const task = (async () => {
-      const how = await stopGroup(pid, s.start_time, this.tuning.graceMs, live.exited);
+      const how = await this.#processes.stop(pid, s.start_time, this.tuning.graceMs, live.exited);
       if (s.pid === pid) this.#exited(live, pid, { code: null, signal: null });
       const killed = how === "killed" ? ` with SIGKILL after ${this.tuning.graceMs / 1000} s` : "";
       this.#note(live, `stopped (${failure ?? reasonText[reason]})${killed}`);
@@ -420,61 +412,16 @@ export class Supervisor {
       (live.status.state === "starting" || live.status.state === "running")
     );
     const results = await Promise.all(
-      probing.map((live) => probeHealth(live.status.port!, this.tuning.healthTimeoutMs)),
+      probing.map((live) => this.#probeHealth(live.status.port!, this.tuning.healthTimeoutMs)),
     );
-    const now = Date.now();
+    const now = this.#clock.now();
     probing.forEach((live, index) => {
       if (live.task || live.status.pid === null) return; // exited meanwhile
       const s = live.status;
-      const result = results[index];
-      if (result.ok) {
-        if (s.state === "starting") {
-          this.#log(`svc fleet: ${s.name}: healthy on port ${s.port}`);
-          s.healthy_since = new Date(now).toISOString();
-        }
-        s.state = "running";
-        s.health = "healthy";
-        s.probe_failures = 0;
-        if (s.healthy_since && now - Date.parse(s.healthy_since) >= this.tuning.backoffMaxMs) {
-          s.backoff_failures = 0; // stable again: the next failure waits the first delay
-        }
-        return;
-      }
-      if (s.state === "starting") {
-        const started = Date.parse(s.started_at ?? "") || now;
-        if (now - started >= this.tuning.startTimeoutMs) {
-          const limit = this.tuning.startTimeoutMs / 1000;
-          this.#stop(live, "failure", `did not answer /health within ${limit} s of starting`);
-        }
-        return;
-      }
-      s.probe_failures++;
-      s.health = "unhealthy";
-      s.last_error = result.reason;
-      if (s.probe_failures >= this.tuning.unhealthyThreshold) {
-        this.#stop(
-          live,
-          "failure",
-          `${s.probe_failures} consecutive health probes failed (${result.reason})`,
-        );
-      }
+      const outcome = applyProbe(s, results[index], now, this.tuning);
+      if (outcome === "healthy") this.#log(`svc fleet: ${s.name}: healthy on port ${s.port}`);
+      else if (outcome) this.#stop(live, "failure", outcome.failure);
     });
-  }
-
-  async #rotateLogs(): Promise<void> {
-    for (const live of this.#agents.values()) {
-      if (!live.def) continue;
-      const path = agentLogPath(this.root, live.def);
-      try {
-        if (await rotateIfLarge(path, this.tuning.logMaxBytes)) {
-          await logLine(path, `log rotated (over ${this.tuning.logMaxBytes} bytes)`);
-        }
-      } catch (err) {
-        this.#log(
-          `svc fleet: ${live.status.name}: cannot rotate ${path}: ${(err as Error).message}`,
-        );
-      }
-    }
   }
 
   async #writeState(consumed: Set<string>): Promise<void> {
@@ -483,7 +430,7 @@ export class Supervisor {
     if (text === this.#written && consumed.size === 0) return;
     await updateState(this.root, (state) => {
       state.supervisor = { pid: Deno.pid, started_at: this.#startedAt };
-      state.updated_at = new Date().toISOString();
+      state.updated_at = this.#iso();
       state.agents = agents;
       state.requests = state.requests.filter((r) => !consumed.has(requestKey(r)));
     });
@@ -493,50 +440,10 @@ export class Supervisor {
   /** A line in the supervisor's output and in the agent's log. */
   #note(live: Live, text: string): void {
     this.#log(`svc fleet: ${live.status.name}: ${text}`);
-    if (live.def) logLine(agentLogPath(this.root, live.def), text);
+    if (!live.def) return;
+    const written = logLine(agentLogPath(this.root, live.def), text).finally(() => {
+      this.#notes.delete(written);
+    });
+    this.#notes.add(written);
   }
-}
-
-const reasonText: Record<StopReason, string> = {
-  disable: "disabled in the roster",
-  down: "fleet down",
-  restart: "fleet restart",
-  edited: "roster entry changed",
-  remove: "removed from the roster",
-  failure: "failed",
-};
-
-function resetCounters(s: AgentStatus): void {
-  s.restarts = 0;
-  s.backoff_failures = 0;
-  s.next_retry_at = null;
-  s.last_error = null;
-}
-
-function requestKey(request: { agent: string; at: string }): string {
-  return `${request.agent}\0${request.at}`;
-}
-
-/** What a running process was started from: a change restarts it. */
-function spawnKey(root: string, def: AgentDef): string {
-  return JSON.stringify([agentDir(root, def), def.command ?? null, def.prefer_port ?? null]);
-}
-
-function describeExit(exit: ExitInfo): string {
-  if (exit.signal) return `exited on ${exit.signal}`;
-  return `exited with code ${exit.code}`;
-}
-
-/**
- * The environment agents start from: the supervisor's, without the supervisor's tuning
- * variables and any SVC_FLEET_* of its own (each agent gets its three).
- */
-export function childBaseEnv(env: Record<string, string>): Record<string, string> {
-  const drop = new Set([
-    ...Object.keys(TUNING_VARIABLES),
-    "SVC_FLEET_PORT",
-    "SVC_FLEET_DIR",
-    "SVC_FLEET_AGENT",
-  ]);
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !drop.has(key)));
 }

@@ -27,6 +27,27 @@ export const REQUEST_TIMEOUT_MS = 20_000;
  */
 export const LISTENER_CHECK_MS = 1_000;
 
+/** The listener watchdog's time (see `watchListener`): real by default, fake in tests. */
+export interface ListenerClock {
+  /** Milliseconds on a monotonic clock. */
+  now(): number;
+  /** Calls `fn` every `ms` (without keeping the process alive) until the returned stop. */
+  every(ms: number, fn: () => void): () => void;
+  /** Waits `ms`. */
+  delay(ms: number): Promise<void>;
+}
+
+/** Real time: `performance.now()`, an unref'd interval, `delay`. */
+export const realListenerClock: ListenerClock = {
+  now: () => performance.now(),
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    Deno.unrefTimer(timer);
+    return () => clearInterval(timer);
+  },
+  delay,
+};
+
 /**
  * The default connection cap: half the open-file limit, between 16 and 1024, so sockets can never
  * take every descriptor (files, pipes and child processes need the rest). The limit comes from
@@ -98,6 +119,8 @@ export async function listen(
     port: number;
     limits?: Partial<ConnectionLimits>;
     onError?: (error: Error) => void;
+    /** The listener watchdog's clock (real by default). */
+    clock?: ListenerClock;
   },
 ): Promise<Listener> {
   const limits = { ...defaultLimits(), ...options.limits };
@@ -138,7 +161,11 @@ export async function listen(
   const shown = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
   server.on("request", nodeHandler(handler, `http://${shown}:${port}`));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
-  const watch = watchListener(server, options.hostname, port, probe, options.onError);
+  const watch = watchListener(server, options.hostname, port, {
+    probe,
+    onError: options.onError,
+    clock: options.clock,
+  });
   return {
     port,
     connections: () => open.size,
@@ -196,21 +223,25 @@ function trackConnections(
  * Clients queued on the dead socket are reset; existing connections are not touched.
  * `probe.active` is true while the check's own connection is open.
  */
-function watchListener(
+export function watchListener(
   server: Server,
   hostname: string,
   port: number,
-  probe: { active: boolean },
-  onError?: (error: Error) => void,
+  options: {
+    probe: { active: boolean };
+    onError?: (error: Error) => void;
+    clock?: ListenerClock;
+  },
 ): { stop(): void } {
-  let lastAccept = performance.now();
+  const { probe, onError, clock = realListenerClock } = options;
+  let lastAccept = clock.now();
   let stopped = false;
-  server.on("connection", () => lastAccept = performance.now());
+  server.on("connection", () => lastAccept = clock.now());
   const target = hostname === "0.0.0.0" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname;
   const check = async () => {
-    if (stopped || probe.active || performance.now() - lastAccept < LISTENER_CHECK_MS) return;
+    if (stopped || probe.active || clock.now() - lastAccept < LISTENER_CHECK_MS) return;
     probe.active = true;
-    const since = performance.now();
+    const since = clock.now();
     let conn: Deno.Conn | undefined;
     try {
       conn = await Deno.connect({ hostname: target, port });
@@ -221,8 +252,8 @@ function watchListener(
     }
     if (conn) {
       const deadline = since + LISTENER_CHECK_MS;
-      while (!stopped && lastAccept < since && performance.now() < deadline) {
-        await delay(20);
+      while (!stopped && lastAccept < since && clock.now() < deadline) {
+        await clock.delay(20);
       }
       conn.close();
       probe.active = false;
@@ -230,12 +261,11 @@ function watchListener(
     }
     relisten(server, hostname, port, onError);
   };
-  const timer = setInterval(() => void check(), LISTENER_CHECK_MS);
-  Deno.unrefTimer(timer);
+  const stopTimer = clock.every(LISTENER_CHECK_MS, () => void check());
   return {
     stop() {
       stopped = true;
-      clearInterval(timer);
+      stopTimer();
     },
   };
 }

@@ -6,10 +6,11 @@
  * ran. Stopping it (its signal) cancels the running attempt, which is saved as cancelled.
  */
 import { isTrusted, trustedPath } from "../config/trust.ts";
-import { sleep } from "../util/time.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
 import { approvalOf, approvalsPath, type Grant, loadGrants } from "./approvals.ts";
+import type { AttemptRunner } from "./attempts.ts";
+import { type Clock, realClock } from "./clock.ts";
 import { readRegister, registerPath, updateRegister } from "./register.ts";
 import { runJob } from "./runner.ts";
 import type { Job } from "./schema.ts";
@@ -29,9 +30,10 @@ export interface DaemonOptions {
   /** Loads the runtime the engines come from (once, again only when trust changes). */
   loadRuntime: () => Promise<Runtime>;
   log: (line: string) => void;
-  clock?: () => Date;
-  /** Base of the retry backoff (tests). */
-  backoffBaseMs?: number;
+  /** What the daemon and its runs read the time from and sleep on; default the real one. */
+  clock?: Clock;
+  /** Runs one attempt of a job; default a fresh headless engine from the runtime. */
+  attempt?: AttemptRunner;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function runDaemon(
   options: DaemonOptions,
 ): Promise<{ refused: string } | { fired: number }> {
   const { worktree, signal, log } = options;
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? realClock;
   const taken = await acquireDaemonLock(daemonLockPath(worktree), "svc jobs daemon");
   if (!taken.lock) {
     const h = taken.heldBy;
@@ -51,102 +53,141 @@ export async function runDaemon(
         (h ? ` (pid ${h.pid}, started ${h.started_at})` : "") + "; stop it first",
     };
   }
-  let runtime: Promise<Runtime> | null = null;
-  const getRuntime = () => {
-    runtime ??= options.loadRuntime();
-    runtime.catch(() => runtime = null);
-    return runtime;
-  };
-  const closeRuntime = async () => {
-    const current = runtime;
-    runtime = null;
-    if (current) (await current.catch(() => null))?.plugins.close();
-  };
-  let fired = 0;
-  let startup = true;
-  let untrustedSaid = false;
-  // An idle wake whose files (register, grants, trust list) are as the last full look left them,
-  // with no job executing or past its next run, has nothing to do: it only sleeps again, so an
-  // idle daemon costs a few stat calls per tick.
-  let quiet: { files: string; until: number } | null = null;
+  const runtime = runtimeCache(options.loadRuntime);
+  const loop: Loop = { fired: 0, startup: true, untrustedSaid: false, quiet: null };
   try {
     log(`started for ${worktree} (pid ${Deno.pid}, tick ${options.tickSeconds} s)`);
     while (!signal.aborted) {
-      const files = filesSignature(worktree);
-      if (quiet && quiet.files === files && clock().getTime() < quiet.until) {
-        await sleep(
-          Math.min(options.tickSeconds * 1000, quiet.until - clock().getTime()) / 1000,
-          signal,
-        );
-        continue;
-      }
-      quiet = null;
-      if (!await isTrusted(worktree)) {
-        if (!untrustedSaid) {
-          log(
-            `${worktree} is not trusted: no job fires here until you run svc trust ${worktree} ` +
-              "(checked again every tick)",
-          );
-          untrustedSaid = true;
-        }
-        await closeRuntime();
-        await sleep(options.tickSeconds, signal);
-        continue;
-      }
-      if (untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
-      untrustedSaid = false;
-      // One read of the register and the grants per idle wake; the lock only when a job needs
-      // reconciling (always at startup).
-      let snapshot = await readSnapshot(worktree);
-      if (
-        startup ||
-        await needsReconcile(worktree, snapshot, clock(), options.tickSeconds * 1000)
-      ) {
-        await reconcileAll(worktree, clock(), startup, options.tickSeconds * 1000);
-        snapshot = await readSnapshot(worktree);
-      }
-      startup = false;
-      let refused = false;
-      let ran = false;
-      for (const job of snapshot.jobs) {
-        if (signal.aborted) break;
-        const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
-        if (!isDue(job, approval, clock())) continue;
-        ran = true;
-        const report = await runJob({
-          worktree,
-          name: job.name,
-          by: "daemon",
-          runtime: getRuntime,
-          signal,
-          clock,
-          log,
-          backoffBaseMs: options.backoffBaseMs,
-        });
-        if ("refused" in report) {
-          refused = true;
-          log(`not fired: ${report.refused}`);
-          continue;
-        }
-        fired++;
-        log(
-          `job ${report.name}: run ${report.run} ${report.state}` +
-            (report.error ? `: ${report.error}` : "") + ` (session ${report.session ?? "none"})`,
-        );
-      }
+      const wait = await wake(options, clock, runtime, loop);
       if (signal.aborted) break;
-      if (ran) snapshot = await readSnapshot(worktree);
-      const now = clock();
-      const wait = await nextWake(worktree, snapshot, now, options.tickSeconds, refused);
-      if (!ran && !refused) quiet = quietUntil(snapshot.jobs, now, filesSignature(worktree));
-      await sleep(wait / 1000, signal);
+      await clock.sleep(wait, signal, "daemon");
     }
   } finally {
-    await closeRuntime();
+    await runtime.close();
     taken.lock.release();
     log("stopped");
   }
-  return { fired };
+  return { fired: loop.fired };
+}
+
+/** What the daemon's loop carries from one wake to the next. */
+interface Loop {
+  fired: number;
+  startup: boolean;
+  untrustedSaid: boolean;
+  /**
+   * An idle wake whose files (register, grants, trust list) are as the last full look left them,
+   * with no job executing or past its next run, has nothing to do: it only sleeps again, so an
+   * idle daemon costs a few stat calls per tick.
+   */
+  quiet: { files: string; until: number } | null;
+}
+
+/** The runtime, loaded on first use and kept (loaded again after a failed load or a close). */
+interface RuntimeCache {
+  get: () => Promise<Runtime>;
+  close: () => Promise<void>;
+}
+
+function runtimeCache(load: () => Promise<Runtime>): RuntimeCache {
+  let runtime: Promise<Runtime> | null = null;
+  return {
+    get: () => {
+      runtime ??= load();
+      runtime.catch(() => runtime = null);
+      return runtime;
+    },
+    close: async () => {
+      const current = runtime;
+      runtime = null;
+      if (current) (await current.catch(() => null))?.plugins.close();
+    },
+  };
+}
+
+/** One wake: looks at the register and fires the due jobs; returns the seconds to sleep next. */
+async function wake(
+  options: DaemonOptions,
+  clock: Clock,
+  runtime: RuntimeCache,
+  loop: Loop,
+): Promise<number> {
+  const { worktree, tickSeconds, log } = options;
+  const files = filesSignature(worktree);
+  if (loop.quiet && loop.quiet.files === files && clock.now().getTime() < loop.quiet.until) {
+    return Math.min(tickSeconds * 1000, loop.quiet.until - clock.now().getTime()) / 1000;
+  }
+  loop.quiet = null;
+  if (!await isTrusted(worktree)) {
+    if (!loop.untrustedSaid) {
+      log(
+        `${worktree} is not trusted: no job fires here until you run svc trust ${worktree} ` +
+          "(checked again every tick)",
+      );
+      loop.untrustedSaid = true;
+    }
+    await runtime.close();
+    return tickSeconds;
+  }
+  if (loop.untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
+  loop.untrustedSaid = false;
+  // One read of the register and the grants per idle wake; the lock only when a job needs
+  // reconciling (always at startup).
+  let snapshot = await readSnapshot(worktree);
+  if (
+    loop.startup || await needsReconcile(worktree, snapshot, clock.now(), tickSeconds * 1000)
+  ) {
+    await reconcileAll(worktree, clock.now(), loop.startup, tickSeconds * 1000);
+    snapshot = await readSnapshot(worktree);
+  }
+  loop.startup = false;
+  const { ran, refused } = await fireDue(options, clock, runtime, snapshot, loop);
+  if (options.signal.aborted) return 0;
+  if (ran) snapshot = await readSnapshot(worktree);
+  const now = clock.now();
+  const wait = await nextWake(worktree, snapshot, now, tickSeconds, refused);
+  if (!ran && !refused) loop.quiet = quietUntil(snapshot.jobs, now, filesSignature(worktree));
+  return wait / 1000;
+}
+
+/** Runs the snapshot's due jobs one at a time, in its (name) order. */
+async function fireDue(
+  options: DaemonOptions,
+  clock: Clock,
+  runtime: RuntimeCache,
+  snapshot: Snapshot,
+  loop: Loop,
+): Promise<{ ran: boolean; refused: boolean }> {
+  const { worktree, signal, log } = options;
+  let ran = false;
+  let refused = false;
+  for (const job of snapshot.jobs) {
+    if (signal.aborted) break;
+    const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
+    if (!isDue(job, approval, clock.now())) continue;
+    ran = true;
+    const report = await runJob({
+      worktree,
+      name: job.name,
+      by: "daemon",
+      runtime: runtime.get,
+      signal,
+      clock,
+      attempt: options.attempt,
+      log,
+    });
+    if ("refused" in report) {
+      refused = true;
+      log(`not fired: ${report.refused}`);
+      continue;
+    }
+    loop.fired++;
+    log(
+      `job ${report.name}: run ${report.run} ${report.state}` +
+        (report.error ? `: ${report.error}` : "") + ` (session ${report.session ?? "none"})`,
+    );
+  }
+  return { ran, refused };
 }
 
 /**

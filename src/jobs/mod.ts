@@ -6,7 +6,8 @@ export { approvalsPath, type Grant } from "./approvals.ts";
 export { type DaemonOptions, DEFAULT_TICK_SECONDS, runDaemon } from "./daemon.ts";
 export { addJob, approve, disable, enable, reject, remove } from "./manage.ts";
 export { readRegister, RegisterError, registerPath, updateJob } from "./register.ts";
-export { jobOverrides, runJob, type RunRefused, type RunReport } from "./runner.ts";
+export { jobOverrides } from "./overrides.ts";
+export { runJob, type RunRefused, type RunReport } from "./runner.ts";
 export { cronProblem, describeSchedule, nextRunAfter, parseAt } from "./schedule.ts";
 export {
   DEFAULT_RETRIES,

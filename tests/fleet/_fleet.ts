@@ -10,10 +10,14 @@ import type { AgentStatus, FleetState } from "../../src/fleet/state.ts";
 /** A served agent needs a backend to start; nothing is sent to it in these tests. */
 export const AGENT_CONFIG = JSON.stringify({ base_url: "http://127.0.0.1:9", model: "m" });
 
-/** Timings short enough for tests; the defaults are SPEC's (tests/fleet/tuning.test.ts). */
+/**
+ * Timings short enough for tests; the defaults are SPEC's (tests/fleet/tuning.test.ts). The
+ * health timeout stays long: on a loaded machine a 1 s probe of a healthy agent can time out,
+ * and two in a row restart it.
+ */
 export const FAST = {
   SVC_FLEET_SWEEP: "0.2",
-  SVC_FLEET_HEALTH_TIMEOUT: "1",
+  SVC_FLEET_HEALTH_TIMEOUT: "5",
   SVC_FLEET_BACKOFF: "1",
   SVC_FLEET_BACKOFF_MAX: "4",
   SVC_FLEET_GRACE: "5",

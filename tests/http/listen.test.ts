@@ -1,6 +1,10 @@
 /** The socket side of `svc serve` (node:http through `listen`), with short limits, on loopback. */
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type ConnectionLimits, listen, LISTENER_CHECK_MS } from "../../src/http/mod.ts";
+import { watchListener } from "../../src/http/listen.ts";
+import { FakeClock } from "../_support/fake_clock.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -217,4 +221,68 @@ Deno.test("a listening socket that stopped accepting after EMFILE is replaced an
     await stderr,
     /^error: the listening socket stopped accepting; listening again on port \d+$/m,
   );
+});
+
+Deno.test("on fake time, the watchdog replaces a listening socket that stopped handing over connections, on the same port, and says so", async () => {
+  const clock = new FakeClock();
+  const server = createServer((_request, response) => response.end("ok"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  // What Deno's node:net does after a failed accept: no connection reaches the server any more.
+  const handle = (server as unknown as {
+    _handle: { onconnection: (status: number, client?: { close(): void }) => void };
+  })._handle;
+  handle.onconnection = (_status, client) => client?.close();
+  const errors: string[] = [];
+  const watch = watchListener(server, "127.0.0.1", port, {
+    probe: { active: false },
+    onError: (error) => errors.push(error.message),
+    clock,
+  });
+  try {
+    const checking = clock.waiting();
+    await clock.advance(LISTENER_CHECK_MS); // nothing accepted for a period: it connects to itself
+    await checking; // and waits for its own connection to be accepted...
+    assert.deepEqual(errors, []);
+    const listening = new Promise((resolve) => server.once("listening", resolve));
+    await clock.advance(LISTENER_CHECK_MS); // ...which never is
+    await listening;
+    assert.deepEqual(errors, [
+      `the listening socket stopped accepting; listening again on port ${port}`,
+    ]);
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    assert.deepEqual([response.status, await response.text()], [200, "ok"]);
+  } finally {
+    watch.stop();
+    server.close();
+    server.closeAllConnections();
+  }
+});
+
+Deno.test("on fake time, the watchdog leaves a listening socket that still accepts alone", async () => {
+  const clock = new FakeClock();
+  const server = createServer((_request, response) => response.end("ok"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const internals = server as unknown as { _handle: unknown };
+  const handle = internals._handle;
+  const probe = { active: false };
+  const errors: string[] = [];
+  const watch = watchListener(server, "127.0.0.1", port, {
+    probe,
+    onError: (error) => errors.push(error.message),
+    clock,
+  });
+  try {
+    const accepted = new Promise((resolve) => server.once("connection", resolve));
+    await clock.advance(LISTENER_CHECK_MS); // nothing accepted for a period: it connects to itself
+    await accepted;
+    while (probe.active) await clock.advance(20); // until the check is over
+    assert.deepEqual(errors, []);
+    assert.equal(internals._handle, handle, "the same listening socket");
+  } finally {
+    watch.stop();
+    server.close();
+    server.closeAllConnections();
+  }
 });

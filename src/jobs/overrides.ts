@@ -1,0 +1,72 @@
+/**
+ * The engine overrides of a job run: its agent type through the same merge sub-agents use, then
+ * its own settings and the composed system prompt (task file, system_prompt, run memory).
+ */
+import type { Catalog } from "../catalog/types.ts";
+import type { ToolPermission } from "../config/schema.ts";
+import { tightenPermissions } from "../config/trust.ts";
+import type { EngineOverrides } from "../engine/deps.ts";
+import { typeOverrides } from "../engine/sub_agent.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { Job } from "./schema.ts";
+import { jobPrompt } from "./task.ts";
+
+/**
+ * The engine overrides of a job: its agent type through the same merge sub-agents use, then its
+ * own mode, provider, model, tools_deny and tool_permission, and the composed system prompt. In
+ * an untrusted worktree the job's permissions and mode can only tighten what is in force.
+ */
+export async function jobOverrides(
+  runtime: Runtime,
+  job: Job,
+  task: string,
+  memory: string,
+): Promise<EngineOverrides> {
+  let catalog: Catalog | undefined;
+  let typed: EngineOverrides = {};
+  if (job.type) {
+    catalog = await runtime.catalog();
+    const type = catalog.types.get(job.type);
+    if (!type) {
+      const known = [...catalog.types.keys()].sort().join(", ") || "none";
+      throw new Error(`unknown type "${job.type}"; available types: ${known}`);
+    }
+    typed = typeOverrides(runtime.config.tool_permission, type, catalog, 0);
+  }
+  const config = runtime.config;
+  const basePermissions: ToolPermission = { ...config.tool_permission, ...typed.tool_permission };
+  let permissions = typed.tool_permission;
+  if (job.tool_permission) {
+    if (runtime.trusted) permissions = { ...basePermissions, ...job.tool_permission };
+    else {
+      const { bash_allow: _ignored, ...categories } = job.tool_permission;
+      permissions = tightenPermissions(basePermissions, categories);
+    }
+  }
+  const mode = job.mode === "build" && config.mode === "plan" && !runtime.trusted
+    ? undefined
+    : job.mode;
+  const deny = [...(typed["tools.deny"] ?? []), ...(job.tools_deny ?? [])];
+  const prompt = jobPrompt({
+    worktree: runtime.worktree,
+    typePrompt: typed.typePrompt,
+    task,
+    systemPrompt: job.system_prompt ?? config.system_prompt ?? undefined,
+    memory,
+  });
+  return {
+    typePrompt: prompt.lead,
+    ...(prompt.tail !== undefined ? { system_prompt: prompt.tail } : {}),
+    ...(mode ? { mode } : {}),
+    ...(permissions ? { tool_permission: permissions } : {}),
+    ...(deny.length ? { "tools.deny": [...new Set(deny)] } : {}),
+    ...(job.provider ? { provider: job.provider, modelFrom: "flag" as const } : {}),
+    ...(job.model
+      ? { model: job.model, modelFrom: "flag" as const }
+      : typed.model
+      ? { model: typed.model, modelFrom: "type" as const }
+      : {}),
+    approveModel: job.approve_model,
+    headless: true,
+  };
+}
