@@ -1,13 +1,25 @@
 import { Command, Option } from "commander";
+import { resolveWorktree } from "../runtime/worktree.ts";
+import { commaList, toolPermission, wholeNumber } from "./flags.ts";
 import { exitCodeOf } from "./usage.ts";
 
-type Actions = typeof import("./fleet_action.ts");
+type Commands = typeof import("../fleet/commands.ts");
+
+/** `--path`: the fleet root (default: the current directory). */
+interface FleetScope {
+  path?: string;
+}
 
 /** `svc fleet`: many scoped `svc serve` agents of one root, kept alive by a supervisor. */
 export function fleetCommand(setExit: (code: number) => void): Command {
-  const run = (sub: string, action: (actions: Actions) => Promise<number>) => async () => {
+  const run = (
+    sub: string,
+    flags: FleetScope,
+    action: (fleet: Commands, root: string) => Promise<number>,
+  ) =>
+  async () => {
     try {
-      setExit(await action(await import("./fleet_action.ts")));
+      setExit(await action(await import("../fleet/commands.ts"), resolveWorktree(flags.path)));
     } catch (err) {
       console.error(`svc fleet ${sub}: ${(err as Error).message}`);
       setExit(exitCodeOf(err));
@@ -27,23 +39,36 @@ export function fleetCommand(setExit: (code: number) => void): Command {
 
   trusting(scoped(cmd.command("init")))
     .description("Add every subfolder holding .svc/config.json to the roster")
-    .action((flags) => run("init", (a) => a.init(flags))());
+    .action((flags) => run("init", flags, (f, root) => f.initRoster(root, flags))());
   trusting(scoped(cmd.command("add <name>")))
     .description("Add one agent to the roster")
     .option("--dir <dir>", "the agent folder (default: <root>/<name>)")
     .option("--port <n>", "preferred port (prefer_port); another free one when it is taken")
     .option("--max-restarts <n>", "restarts before the agent is left crashed (0: unlimited)", "10")
     .option("--disabled", "add it with enabled: false")
-    .action((name: string, flags) => run("add", (a) => a.add(name, flags))());
+    .action((name: string, flags) =>
+      run("add", flags, (f, root) =>
+        f.addAgent(root, name, {
+          ...flags,
+          port: flags.port === undefined ? undefined : wholeNumber(flags.port, "--port", 1, 65535),
+          maxRestarts: wholeNumber(flags.maxRestarts, "--max-restarts", 0),
+        }))()
+    );
   scoped(cmd.command("remove <name>"))
     .description("Remove an agent from the roster (a running supervisor stops it)")
-    .action((name: string, flags) => run("remove", (a) => a.remove(name, flags))());
+    .action((name: string, flags) =>
+      run("remove", flags, (f, root) => f.removeAgent(root, name))()
+    );
   scoped(cmd.command("enable <name>"))
     .description("Set enabled: true (a crashed or disabled agent starts with a fresh count)")
-    .action((name: string, flags) => run("enable", (a) => a.setEnabled(name, true, flags))());
+    .action((name: string, flags) =>
+      run("enable", flags, (f, root) => f.setAgentEnabled(root, name, true))()
+    );
   scoped(cmd.command("disable <name>"))
     .description("Set enabled: false (a running supervisor stops the agent and leaves it alone)")
-    .action((name: string, flags) => run("disable", (a) => a.setEnabled(name, false, flags))());
+    .action((name: string, flags) =>
+      run("disable", flags, (f, root) => f.setAgentEnabled(root, name, false))()
+    );
   scoped(cmd.command("config <name>"))
     .description("Write only the keys given into the agent's <dir>/.svc/config.json")
     .option("--provider <id>", "provider")
@@ -53,30 +78,52 @@ export function fleetCommand(setExit: (code: number) => void): Command {
     .option("--tools-deny <names>", "tools.deny, comma-separated tool names")
     .option(
       "--tool-permission <rules>",
-      'tool_permission categories: edit=deny,bash=ask or a JSON object ({"bash_allow": [...]})',
+      "tool_permission: category=action pairs (edit=deny,bash=ask) or a JSON object " +
+        '({"bash_allow": [...]})',
     )
     .option("--type <name>", "inline an agent type's system_prompt, model and tool_permission")
     .option("--approve-model", "approve the model an agent type names (recorded in models.json)")
-    .action((name: string, flags) => run("config", (a) => a.config(name, flags))());
+    .action((name: string, flags) =>
+      run("config", flags, (f, root) =>
+        f.configureAgent(root, name, {
+          ...flags,
+          toolsDeny: flags.toolsDeny === undefined ? undefined : commaList(flags.toolsDeny),
+          toolPermission: flags.toolPermission === undefined
+            ? undefined
+            : toolPermission(flags.toolPermission),
+        }))()
+    );
   scoped(cmd.command("up"))
     .description("Run the supervisor in the foreground (Ctrl-C stops every agent)")
     .option("--detach", "run it as a daemon in the background instead")
-    .action((flags) => run("up", (a) => a.up(flags))());
+    .action((flags) => run("up", flags, (f, root) => f.up(root, flags))());
   scoped(cmd.command("down"))
     .description("Stop the supervisor and every agent")
-    .action((flags) => run("down", (a) => a.down(flags))());
+    .action((flags) => run("down", flags, (f, root) => f.down(root))());
   scoped(cmd.command("status"))
     .description("State, health, pid, port, restarts, last exit and next retry of each agent")
     .option("--json", "print a JSON list with one object per agent")
-    .action((flags) => run("status", (a) => a.status(flags))());
+    .action((flags) => run("status", flags, (f, root) => f.status(root, flags))());
   scoped(cmd.command("restart [name]"))
     .description("Restart an agent, or all (the default); resets its backoff and restart count")
-    .action((name: string | undefined, flags) => run("restart", (a) => a.restart(name, flags))());
+    .action((name: string | undefined, flags) =>
+      run("restart", flags, (f, root) => f.restart(root, name))()
+    );
   scoped(cmd.command("logs <name> [n]"))
     .description("The last n lines (default 50) of the agent's log, <dir>/.svc/logs/<name>.log")
     .option("-f, --follow", "keep printing what is appended (Ctrl-C stops)")
     .action((name: string, count: string | undefined, flags) =>
-      run("logs", (a) => a.logs(name, count, flags))()
+      run(
+        "logs",
+        flags,
+        (f, root) =>
+          f.logs(
+            root,
+            name,
+            count === undefined ? 50 : wholeNumber(count, "n", 0, 1_000_000),
+            flags,
+          ),
+      )()
     );
   return cmd;
 }

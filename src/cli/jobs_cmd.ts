@@ -1,6 +1,24 @@
 import { Command, Option } from "commander";
-import type { AddFlags, DaemonFlags, JobsFlags, RunFlags } from "./jobs_action.ts";
+import { resolveWorktree } from "../runtime/worktree.ts";
+import { commaList, seconds, toolPermission, wholeNumber } from "./flags.ts";
 import { exitCodeOf } from "./usage.ts";
+
+/** Flags every subcommand sees (`--path` before the subcommand, `--json` anywhere). */
+interface JobsFlags {
+  path?: string;
+  json?: boolean;
+}
+
+/** Flags of `svc jobs add` that are not parsed as given. */
+interface AddFlags extends JobsFlags {
+  every?: string;
+  retries?: string;
+  timeout?: string;
+  toolsDeny?: string;
+  toolPermission?: string;
+}
+
+type Jobs = typeof import("../jobs/commands.ts") & typeof import("../jobs/run_commands.ts");
 
 /**
  * `svc jobs`: scheduled, human-gated jobs (docs/jobs.md). `--path` goes before the subcommand;
@@ -13,12 +31,17 @@ export function jobsCommand(setExit: (code: number) => void): Command {
     )
     .option("--path <dir>", "worktree (default: the current directory)");
   const act = <A extends unknown[]>(
-    fn: (actions: typeof import("./jobs_action.ts"), ...args: A) => Promise<number | void>,
+    fn: (jobs: Jobs, worktree: string, ...args: A) => Promise<number | void>,
   ) =>
   async (...args: A) => {
     try {
-      const actions = await import("./jobs_action.ts");
-      const code = await fn(actions, ...args);
+      const sub = args.at(-1) as Command;
+      const worktree = resolveWorktree(flags(sub).path);
+      const [commands, runs] = await Promise.all([
+        import("../jobs/commands.ts"),
+        import("../jobs/run_commands.ts"),
+      ]);
+      const code = await fn({ ...commands, ...runs }, worktree, ...args);
       if (typeof code === "number") setExit(code);
     } catch (err) {
       console.error(`svc jobs: ${(err as Error).message}`);
@@ -29,15 +52,19 @@ export function jobsCommand(setExit: (code: number) => void): Command {
   const json = (c: Command) => c.option("--json", "print JSON");
 
   json(cmd.command("list").description("list the jobs: state, schedule, next run, approval"))
-    .action(act((a, _o: unknown, sub: Command) => a.list(flags(sub))));
+    .action(act((j, worktree, _o: unknown, sub: Command) => j.list(worktree, flags(sub))));
   json(
     cmd.command("status").description(
       "state, fired count (ok and failed), last error, next run, approval of each job; the daemon",
     ),
-  ).action(act((a, _o: unknown, sub: Command) => a.status(flags(sub))));
+  ).action(act((j, worktree, _o: unknown, sub: Command) => j.status(worktree, flags(sub))));
   json(cmd.command("show").description("one job: definition, last output, memory path and preview"))
     .argument("<name>", "job name")
-    .action(act((a, name: string, _o: unknown, sub: Command) => a.show(name, flags(sub))));
+    .action(
+      act((j, worktree, name: string, _o: unknown, sub: Command) =>
+        j.show(worktree, name, flags(sub))
+      ),
+    );
 
   json(cmd.command("add").description("add a job (proposed: nothing runs until approved)"))
     .argument("<name>", "job name: letters, digits, _ and -")
@@ -57,13 +84,32 @@ export function jobsCommand(setExit: (code: number) => void): Command {
     .option("--provider <id>", "provider of the job's runs")
     .option("--model <model>", "model of the job's runs")
     .option("--tools-deny <names>", "comma-separated tool names the job may not use")
-    .option("--tool-permission <pairs>", "category=action pairs, e.g. edit=allow,bash=deny")
+    .option(
+      "--tool-permission <rules>",
+      'category=action pairs (edit=allow,bash=deny) or a JSON object ({"bash_allow": [...]})',
+    )
     .option("--session <name>", "one stable session for every run (default: a new job_ session)")
-    .action(act((a, name: string, _o: unknown, sub: Command) => a.add(name, flags<AddFlags>(sub))));
+    .action(act((j, worktree, name: string, _o: unknown, sub: Command) => {
+      const given = flags<AddFlags>(sub);
+      return j.add(worktree, name, {
+        ...given,
+        every: given.every === undefined ? undefined : wholeNumber(given.every, "--every", 1),
+        retries: given.retries === undefined
+          ? undefined
+          : wholeNumber(given.retries, "--retries", 0),
+        timeout: given.timeout === undefined
+          ? undefined
+          : wholeNumber(given.timeout, "--timeout", 1),
+        toolsDeny: given.toolsDeny === undefined ? undefined : commaList(given.toolsDeny),
+        toolPermission: given.toolPermission === undefined
+          ? undefined
+          : toolPermission(given.toolPermission),
+      });
+    }));
 
   cmd.command("edit").description("open the job's task file in $VISUAL or $EDITOR")
     .argument("<name>", "job name")
-    .action(act((a, name: string, _o: unknown, sub: Command) => a.edit(name, flags(sub))));
+    .action(act((j, worktree, name: string) => j.edit(worktree, name)));
   const simple = (
     name: string,
     what: "approve" | "reject" | "enable" | "disable" | "remove",
@@ -71,7 +117,11 @@ export function jobsCommand(setExit: (code: number) => void): Command {
   ) =>
     json(cmd.command(name).description(text))
       .argument("<name>", "job name")
-      .action(act((a, job: string, _o: unknown, sub: Command) => a.change(what, job, flags(sub))));
+      .action(
+        act((j, worktree, job: string, _o: unknown, sub: Command) =>
+          j.change(worktree, what, job, flags(sub))
+        ),
+      );
   simple(
     "approve",
     "approve",
@@ -89,13 +139,26 @@ export function jobsCommand(setExit: (code: number) => void): Command {
     .argument("<name>", "job name")
     .option("--no-retry", "one attempt, whatever the job's retries")
     .option("--verbose", "tool calls, attempts and status lines on stderr")
-    .action(act((a, name: string, _o: unknown, sub: Command) => a.run(name, flags<RunFlags>(sub))));
+    .action(act(async (j, worktree, name: string, _o: unknown, sub: Command) => {
+      const given = flags<JobsFlags & { retry?: boolean; verbose?: boolean }>(sub);
+      const { renderTextEvent } = await import("./render_text.ts");
+      return j.runNow(worktree, name, {
+        ...given,
+        onEvent: (event) => renderTextEvent(event, { verbose: true, out: null }),
+      });
+    }));
 
   cmd.command("daemon").description(
     "fire due jobs until SIGINT or SIGTERM (one daemon per worktree)",
   )
     .option("--tick <seconds>", "longest sleep between looks at the register", "15")
     .option("--print-unit", "print a systemd user unit that runs this daemon, and exit")
-    .action(act((a, _o: unknown, sub: Command) => a.daemon(flags<DaemonFlags>(sub))));
+    .action(act((j, worktree, _o: unknown, sub: Command) => {
+      const given = flags<JobsFlags & { tick: string; printUnit?: boolean }>(sub);
+      return j.daemon(worktree, {
+        tickSeconds: seconds(given.tick, "--tick", 86400),
+        printUnit: given.printUnit,
+      });
+    }));
   return cmd;
 }

@@ -1,7 +1,8 @@
-import { resolve } from "../util/path.ts";
+import { resolve } from "../util/posix_path.ts";
 import { Command } from "commander";
 import type { PluginInfo } from "../plugin/mod.ts";
 import { grantSummary } from "../plugin/grant.ts";
+import { table } from "../util/text_table.ts";
 
 /** The plugin manager and config loader load only when a plugins subcommand runs. */
 const manager = () => import("../plugin/mod.ts");
@@ -175,20 +176,19 @@ async function runGuarded(
 export function formatTable(plugins: PluginInfo[], worktree: string): string {
   if (plugins.length === 0) return "No plugins found";
   const head = ["NAME", "VERSION", "ORIGIN", "STATUS", "PERMISSIONS", "MESSAGE"];
-  const rows = plugins.map((p) => [
-    p.name,
-    p.version || "-",
-    p.origin ?? "-",
-    p.status,
-    p.permissions === null
-      ? "-"
-      : p.permissions === "all"
-      ? "all"
-      : grantSummary(p.permissions, worktree),
-    p.message.split("\n")[0],
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [head, ...rows]
-    .map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
-    .join("\n");
+  return table(
+    head,
+    plugins.map((p) => [
+      p.name,
+      p.version || "-",
+      p.origin ?? "-",
+      p.status,
+      p.permissions === null
+        ? "-"
+        : p.permissions === "all"
+        ? "all"
+        : grantSummary(p.permissions, worktree),
+      p.message.split("\n")[0],
+    ]),
+  );
 }

@@ -3,9 +3,9 @@
  * scrollback. Front-ends never import each other, so the command is built here, where the CLI
  * composes them, and handed to the REPL (`runRepl`'s extra commands).
  */
-import type { Command } from "../repl/command.ts";
-import { firstWord } from "../repl/command.ts";
-import { change, list, show, status } from "./jobs_action.ts";
+import type { Command } from "../repl/slash_command.ts";
+import { firstWord } from "../repl/slash_command.ts";
+import { change, list, show, status } from "../jobs/commands.ts";
 
 const CHANGES = ["approve", "reject", "enable", "disable", "stop", "remove"] as const;
 type Change = typeof CHANGES[number];
@@ -20,23 +20,24 @@ export const jobsCommand: Command = {
   async run(ctx, args) {
     const [sub, rest] = firstWord(args);
     const [name] = firstWord(rest);
-    const flags = { path: ctx.runtime.worktree, out: (text: string) => ctx.print(text) };
+    const worktree = ctx.runtime.worktree;
+    const flags = { out: (text: string) => ctx.print(text) };
     try {
       switch (sub || "status") {
         case "status":
-          return await status(flags);
+          return await status(worktree, flags);
         case "list":
-          return await list(flags);
+          return await list(worktree, flags);
         case "show":
           if (!name) return ctx.error("usage: /jobs show <name>");
-          return await show(name, flags);
+          return await show(worktree, name, flags);
         default: {
           const what = (sub === "stop" ? "disable" : sub) as Change;
           if (!CHANGES.includes(sub as Change)) {
             return ctx.error(`unknown /jobs subcommand ${sub}; /help jobs lists them`);
           }
           if (!name) return ctx.error(`usage: /jobs ${sub} <name>`);
-          return await change(what as Exclude<Change, "stop">, name, flags);
+          return await change(worktree, what as Exclude<Change, "stop">, name, flags);
         }
       }
     } catch (err) {
