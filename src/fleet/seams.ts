@@ -1,23 +1,15 @@
 /**
- * What the supervisor takes from the world, as parameters: a clock, the agent processes (start,
- * stop, see alive), a health prober and a port probe. The real ones are the defaults; tests pass
- * fakes and drive the state machine on fake time in-process (DESIGN 6).
+ * What the supervisor takes from the world, as parameters, besides its clock (`Clock` in
+ * src/util/time.ts): the agent processes (start, stop, see alive), a health prober and a port
+ * probe. The real ones are the defaults; tests pass fakes and drive the state machine on fake time
+ * in-process (DESIGN 6).
  */
 import type { CommandLine } from "../launch/svc_command.ts";
 import { signalGroup } from "../util/process_group.ts";
 import { startTimes } from "../util/process_identity.ts";
-import { sleep } from "../util/time.ts";
 import { probeHealth, type ProbeResult } from "./health.ts";
 import { isPortFree } from "./ports.ts";
 import { spawnAgent, type SpawnedAgent, stopGroup } from "./process.ts";
-
-/** The supervisor's time: timestamps and the wait between sweeps. */
-export interface FleetClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Waits `ms` or until `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<unknown>;
-}
 
 /** Agent processes: started, stopped and looked up by pid and start time. */
 export interface AgentProcesses {
@@ -44,11 +36,6 @@ export type HealthProber = (port: number, timeoutMs: number) => Promise<ProbeRes
 
 /** Whether `port` can be bound now. */
 export type PortProbe = (port: number) => boolean;
-
-export const realClock: FleetClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => sleep(ms / 1000, signal),
-};
 
 export const realProcesses: AgentProcesses = {
   spawn: spawnAgent,

@@ -5,8 +5,10 @@
  * 60 s; crashed past max_restarts), stops what was disabled, removed or edited, rotates logs and
  * writes the state file when it changed. Agent exits are seen at once through the child's exit
  * (or, for agents adopted from an earlier supervisor, by their pid and start time each sweep).
- * Time, the processes, `/health` and the port probe are parameters (seams.ts): real by default.
+ * Time (a `Clock`), the processes, `/health` and the port probe are parameters (seams.ts): real by
+ * default.
  */
+import { type Clock, realClock } from "../util/time.ts";
 import {
   agentEnv,
   applyProbe,
@@ -29,10 +31,8 @@ import type { ExitInfo } from "./process.ts";
 import { agentDir, agentLogPath, loadRoster, type Roster } from "./roster.ts";
 import {
   type AgentProcesses,
-  type FleetClock,
   type HealthProber,
   type PortProbe,
-  realClock,
   realPortProbe,
   realProber,
   realProcesses,
@@ -51,7 +51,7 @@ export interface SupervisorOptions {
   /** The supervisor's own output (a line per event). */
   log?: (line: string) => void;
   /** Time (real by default; tests pass a fake one). */
-  clock?: FleetClock;
+  clock?: Clock;
   /** Agent processes (real by default). */
   processes?: AgentProcesses;
   /** The `GET /health` probe (real by default). */
@@ -74,7 +74,7 @@ export class Supervisor {
   #shuttingDown = false;
   /** Agent log lines being written. */
   #notes = new Set<Promise<void>>();
-  #clock: FleetClock;
+  #clock: Clock;
   #processes: AgentProcesses;
   #probeHealth: HealthProber;
   #portFree: PortProbe;
@@ -174,7 +174,7 @@ export class Supervisor {
       } catch (err) {
         this.#log(`svc fleet: sweep failed: ${(err as Error).message}`);
       }
-      await this.#clock.sleep(this.tuning.sweepMs, signal);
+      await this.#clock.sleep(this.tuning.sweepMs, signal, "sweep");
     }
     await this.shutdown();
   }

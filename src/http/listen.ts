@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { nodeHandler } from "./node_adapter.ts";
-import { delay } from "../util/time.ts";
+import { type Clock, realClock } from "../util/time.ts";
 
 /** How long a client may take and how many it may hold: what keeps idle and slow clients out. */
 export interface ConnectionLimits {
@@ -26,27 +26,6 @@ export const REQUEST_TIMEOUT_MS = 20_000;
  * itself, that its listening socket still accepts (see `watchListener`).
  */
 export const LISTENER_CHECK_MS = 1_000;
-
-/** The listener watchdog's time (see `watchListener`): real by default, fake in tests. */
-export interface ListenerClock {
-  /** Milliseconds on a monotonic clock. */
-  now(): number;
-  /** Calls `fn` every `ms` (without keeping the process alive) until the returned stop. */
-  every(ms: number, fn: () => void): () => void;
-  /** Waits `ms`. */
-  delay(ms: number): Promise<void>;
-}
-
-/** Real time: `performance.now()`, an unref'd interval, `delay`. */
-export const realListenerClock: ListenerClock = {
-  now: () => performance.now(),
-  every(ms, fn) {
-    const timer = setInterval(fn, ms);
-    Deno.unrefTimer(timer);
-    return () => clearInterval(timer);
-  },
-  delay,
-};
 
 /**
  * The default connection cap: half the open-file limit, between 16 and 1024, so sockets can never
@@ -120,7 +99,7 @@ export async function listen(
     limits?: Partial<ConnectionLimits>;
     onError?: (error: Error) => void;
     /** The listener watchdog's clock (real by default). */
-    clock?: ListenerClock;
+    clock?: Clock;
   },
 ): Promise<Listener> {
   const limits = { ...defaultLimits(), ...options.limits };
@@ -230,18 +209,19 @@ export function watchListener(
   options: {
     probe: { active: boolean };
     onError?: (error: Error) => void;
-    clock?: ListenerClock;
+    clock?: Clock;
   },
 ): { stop(): void } {
-  const { probe, onError, clock = realListenerClock } = options;
-  let lastAccept = clock.now();
+  const { probe, onError, clock = realClock } = options;
+  // monotonic time, not the epoch: a wall-clock step back would silence the watchdog that long
+  let lastAccept = clock.monotonic();
   let stopped = false;
-  server.on("connection", () => lastAccept = clock.now());
+  server.on("connection", () => lastAccept = clock.monotonic());
   const target = hostname === "0.0.0.0" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname;
   const check = async () => {
-    if (stopped || probe.active || clock.now() - lastAccept < LISTENER_CHECK_MS) return;
+    if (stopped || probe.active || clock.monotonic() - lastAccept < LISTENER_CHECK_MS) return;
     probe.active = true;
-    const since = clock.now();
+    const since = clock.monotonic();
     let conn: Deno.Conn | undefined;
     try {
       conn = await Deno.connect({ hostname: target, port });
@@ -252,8 +232,8 @@ export function watchListener(
     }
     if (conn) {
       const deadline = since + LISTENER_CHECK_MS;
-      while (!stopped && lastAccept < since && clock.now() < deadline) {
-        await clock.delay(20);
+      while (!stopped && lastAccept < since && clock.monotonic() < deadline) {
+        await clock.sleep(20, undefined, "listener-check");
       }
       conn.close();
       probe.active = false;

@@ -8,9 +8,9 @@
 import { isTrusted, trustedPath } from "../config/trust.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
+import { type Clock, realClock } from "../util/time.ts";
 import { approvalOf, approvalsPath, type Grant, loadGrants } from "./approvals.ts";
 import type { AttemptRunner } from "./attempts.ts";
-import { type Clock, realClock } from "./clock.ts";
 import { readRegister, registerPath, updateRegister } from "./register.ts";
 import { runJob } from "./runner.ts";
 import type { Job } from "./schema.ts";
@@ -105,7 +105,7 @@ function runtimeCache(load: () => Promise<Runtime>): RuntimeCache {
   };
 }
 
-/** One wake: looks at the register and fires the due jobs; returns the seconds to sleep next. */
+/** One wake: looks at the register and fires the due jobs; returns the ms to sleep next. */
 async function wake(
   options: DaemonOptions,
   clock: Clock,
@@ -114,8 +114,8 @@ async function wake(
 ): Promise<number> {
   const { worktree, tickSeconds, log } = options;
   const files = filesSignature(worktree);
-  if (loop.quiet && loop.quiet.files === files && clock.now().getTime() < loop.quiet.until) {
-    return Math.min(tickSeconds * 1000, loop.quiet.until - clock.now().getTime()) / 1000;
+  if (loop.quiet && loop.quiet.files === files && clock.now() < loop.quiet.until) {
+    return Math.min(tickSeconds * 1000, loop.quiet.until - clock.now());
   }
   loop.quiet = null;
   if (!await isTrusted(worktree)) {
@@ -127,7 +127,7 @@ async function wake(
       loop.untrustedSaid = true;
     }
     await runtime.close();
-    return tickSeconds;
+    return tickSeconds * 1000;
   }
   if (loop.untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
   loop.untrustedSaid = false;
@@ -135,19 +135,20 @@ async function wake(
   // reconciling (always at startup).
   let snapshot = await readSnapshot(worktree);
   if (
-    loop.startup || await needsReconcile(worktree, snapshot, clock.now(), tickSeconds * 1000)
+    loop.startup ||
+    await needsReconcile(worktree, snapshot, new Date(clock.now()), tickSeconds * 1000)
   ) {
-    await reconcileAll(worktree, clock.now(), loop.startup, tickSeconds * 1000);
+    await reconcileAll(worktree, new Date(clock.now()), loop.startup, tickSeconds * 1000);
     snapshot = await readSnapshot(worktree);
   }
   loop.startup = false;
   const { ran, refused } = await fireDue(options, clock, runtime, snapshot, loop);
   if (options.signal.aborted) return 0;
   if (ran) snapshot = await readSnapshot(worktree);
-  const now = clock.now();
+  const now = new Date(clock.now());
   const wait = await nextWake(worktree, snapshot, now, tickSeconds, refused);
   if (!ran && !refused) loop.quiet = quietUntil(snapshot.jobs, now, filesSignature(worktree));
-  return wait / 1000;
+  return wait;
 }
 
 /** Runs the snapshot's due jobs one at a time, in its (name) order. */
@@ -164,7 +165,7 @@ async function fireDue(
   for (const job of snapshot.jobs) {
     if (signal.aborted) break;
     const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
-    if (!isDue(job, approval, clock.now())) continue;
+    if (!isDue(job, approval, new Date(clock.now()))) continue;
     ran = true;
     const report = await runJob({
       worktree,

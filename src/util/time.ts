@@ -1,4 +1,4 @@
-/** Time helpers: waits, with or without an abort signal. */
+/** Time helpers: waits, with or without an abort signal, and the one clock daemons take. */
 
 /** Waits `seconds` or until `signal` aborts; resolves false when aborted. */
 export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
@@ -19,3 +19,34 @@ export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * The time a daemon reads and waits on (the jobs daemon and runner, the fleet supervisor, the
+ * listener watchdog): `realClock` by default, a fake in tests (tests/_support/fake_clock.ts).
+ * Every duration and reading is in milliseconds.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch: timestamps and schedules. */
+  now(): number;
+  /** Milliseconds on a monotonic clock: intervals that a wall-clock step must not stretch. */
+  monotonic(): number;
+  /**
+   * Waits `ms` or until `signal` aborts; resolves false when aborted. `what` names the wait, so
+   * tests can tell where the code under test waits.
+   */
+  sleep(ms: number, signal?: AbortSignal, what?: string): Promise<boolean>;
+  /** Calls `fn` every `ms` until the returned stop; never keeps the process alive. */
+  every(ms: number, fn: () => void): () => void;
+}
+
+/** Real time: `Date.now()`, `performance.now()`, timers. */
+export const realClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms / 1000, signal),
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    Deno.unrefTimer(timer);
+    return () => clearInterval(timer);
+  },
+};

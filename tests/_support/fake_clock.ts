@@ -1,19 +1,27 @@
 /**
- * Fake time for daemons that take a clock (the fleet supervisor, the listener watchdog): time
- * moves only when a test calls `advance`, which runs what fell due in order.
+ * Fake time for the daemons that take a `Clock` (the jobs daemon and runner, the fleet supervisor,
+ * the listener watchdog): the time moves only when a test moves it. A test waits for the code
+ * under test to reach a wait (`sleeping(what)` for a named one, `waiting()` for any new one), then
+ * moves the time: `advanceTo` jumps, `advance` steps through what falls due on the way.
  */
+import type { Clock } from "../../src/util/time.ts";
 
 interface Timer {
   at: number;
-  fire: () => void;
+  /** The sleep's name, if it has one. */
+  what?: string;
+  fire(): void;
   /** Set for an `every` timer: its period. */
   period?: number;
 }
 
-export class FakeClock {
+/** How long (real time) `sleeping` waits for the code under test before it fails the test. */
+const STUCK_MS = 15_000;
+
+export class FakeClock implements Clock {
   #now: number;
   #timers = new Set<Timer>();
-  #waiters: (() => void)[] = [];
+  #watchers = new Set<() => void>();
 
   constructor(start = Date.parse("2026-01-01T00:00:00Z")) {
     this.#now = start;
@@ -23,28 +31,31 @@ export class FakeClock {
     return this.#now;
   }
 
-  /** Resolves after `ms` of fake time, or false at once when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  /** The same fake time: it never steps back. */
+  monotonic(): number {
+    return this.#now;
+  }
+
+  /** Ends when the time reaches `ms` from now (at once for `ms` <= 0), or false when aborted. */
+  sleep(ms: number, signal?: AbortSignal, what?: string): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
+    if (ms <= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
+      const onAbort = () => {
+        this.#timers.delete(timer);
+        resolve(false);
+      };
       const timer: Timer = {
         at: this.#now + ms,
+        what,
         fire: () => {
           signal?.removeEventListener("abort", onAbort);
           resolve(true);
         },
       };
-      const onAbort = () => {
-        this.#timers.delete(timer);
-        resolve(false);
-      };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#add(timer);
     });
-  }
-
-  async delay(ms: number): Promise<void> {
-    await this.sleep(ms);
   }
 
   /** Calls `fn` every `ms` of fake time until the returned stop. */
@@ -54,36 +65,97 @@ export class FakeClock {
     return () => this.#timers.delete(timer);
   }
 
-  /** Resolves once something waits on this clock that was not waiting at the call. */
+  /** The pending sleeps and `every` timers (with no name), earliest first. */
+  pending(): Array<{ what: string | undefined; until: number }> {
+    return this.#due(Infinity).map((t) => ({ what: t.what, until: t.at }));
+  }
+
+  /**
+   * Resolves with the end of the earliest pending sleep named `what` as soon as there is one (the
+   * code under test got there); fails when none comes within STUCK_MS of real time.
+   */
+  sleeping(what: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.pending().find((s) => s.what === what);
+        if (!found) return;
+        this.#watchers.delete(check);
+        clearTimeout(timer);
+        resolve(found.until);
+      };
+      const timer = setTimeout(() => {
+        this.#watchers.delete(check);
+        const waits = this.pending().map((s) =>
+          `${s.what} until ${new Date(s.until).toISOString()}`
+        );
+        reject(new Error(`nothing waits on "${what}"; pending: ${waits.join(", ") || "none"}`));
+      }, STUCK_MS);
+      this.#watchers.add(check);
+      check();
+    });
+  }
+
+  /** Resolves once a sleep or timer starts that was not pending at the call. */
   waiting(): Promise<void> {
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => {
+      const started = () => {
+        this.#watchers.delete(started);
+        resolve();
+      };
+      this.#watchers.add(started);
+    });
   }
 
-  /** Timers pending (sleeps and delays; `every` timers included). */
-  get pending(): number {
-    return this.#timers.size;
+  /**
+   * Jumps to `time`: every sleep due by then ends, seeing `time` as now, and each `every` timer
+   * due fires once (as a late interval does).
+   */
+  advanceTo(time: number): void {
+    if (time < this.#now) throw new Error("the fake clock does not go back");
+    this.#now = time;
+    for (const timer of this.#due(time)) this.#fire(timer);
   }
 
-  /** Moves time `ms` forward, firing each timer that falls due in order (microtasks run between). */
+  /** Waits for the sleep named `what`, jumps to its end and returns that time. */
+  async next(what: string): Promise<number> {
+    const until = await this.sleeping(what);
+    this.advanceTo(until);
+    return until;
+  }
+
+  /**
+   * Moves the time `ms` forward in steps: each timer that falls due fires at its own time, in
+   * order, with a macrotask turn after each for the code it wakes.
+   */
   async advance(ms: number): Promise<void> {
     const end = this.#now + ms;
-    while (true) {
-      const due = [...this.#timers].filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
+    for (let due = this.#due(end)[0]; due; due = this.#due(end)[0]) {
       this.#now = Math.max(this.#now, due.at);
-      if (due.period) due.at += due.period;
-      else this.#timers.delete(due);
-      due.fire();
+      this.#fire(due);
       await flush();
     }
     this.#now = end;
     await flush();
   }
 
+  /** The timers due by `time`, earliest first. */
+  #due(time: number): Timer[] {
+    return [...this.#timers].filter((t) => t.at <= time).sort((a, b) => a.at - b.at);
+  }
+
+  #fire(timer: Timer): void {
+    if (!this.#timers.has(timer)) return; // stopped or aborted by an earlier one
+    if (timer.period) {
+      while (timer.at <= this.#now) timer.at += timer.period;
+    } else {
+      this.#timers.delete(timer);
+    }
+    timer.fire();
+  }
+
   #add(timer: Timer): void {
     this.#timers.add(timer);
-    const waiters = this.#waiters.splice(0);
-    for (const wake of waiters) wake();
+    for (const watcher of [...this.#watchers]) watcher();
   }
 }
 

@@ -11,15 +11,15 @@ import { readRegister } from "../../src/jobs/register.ts";
 import { runJob, type RunOptions } from "../../src/jobs/runner.ts";
 import type { Job, JobDefinition } from "../../src/jobs/schema.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
+import { FakeClock } from "../_support/fake_clock.ts";
 import { type FakeProvider, type Reply, startFakeProvider } from "../_support/fake_provider.ts";
-import { FakeClock } from "./_fake_clock.ts";
 
 /** The fake time every world starts at. */
 export const T0 = new Date("2026-03-02T09:00:00Z");
-/** T0 plus `seconds`. */
-export const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+/** T0 plus `seconds`, in the clock's epoch milliseconds. */
+export const at = (seconds: number) => T0.getTime() + seconds * 1000;
 /** T0 plus `seconds`, as the register stores times. */
-export const iso = (seconds: number) => at(seconds).toISOString();
+export const iso = (seconds: number) => new Date(at(seconds)).toISOString();
 
 type Body = { stream?: boolean; messages: Array<{ role: string; content: string }> };
 
@@ -38,6 +38,8 @@ export interface World {
   worktree: string;
   fake: FakeProvider;
   clock: FakeClock;
+  /** The fake now as a `Date`, what the jobs functions take. */
+  now(): Date;
   /** Every line the daemon and the runner logged. */
   logs: string[];
   /** Adds a job (every 60 s unless given) at the fake now, as `svc jobs add` does. */
@@ -81,7 +83,7 @@ export async function world(
     JSON.stringify({ provider: "generic", base_url: fake.url, model: "m", stream_retries: 0 }),
   );
   if (options.trusted ?? true) await setTrusted(worktree);
-  const clock = new FakeClock(T0);
+  const clock = new FakeClock(T0.getTime());
   const logs: string[] = [];
   const listeners = new Set<(line: string) => void>();
   const log = (line: string) => {
@@ -100,6 +102,7 @@ export async function world(
     worktree,
     fake,
     clock,
+    now: () => new Date(clock.now()),
     logs,
     async add(name, definition = {}, auto = false) {
       const added = await addJob(worktree, {
@@ -108,7 +111,7 @@ export async function world(
         task_file: `.svc/jobs/${name}.md`,
         schedule: { every: 60 },
         ...definition,
-      } as JobDefinition, { auto, now: clock.now() });
+      } as JobDefinition, { auto, now: new Date(clock.now()) });
       return added.job;
     },
     async job(name) {

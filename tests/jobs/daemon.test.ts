@@ -15,13 +15,13 @@ import { acquireDaemonLock } from "../../src/util/daemon_lock.ts";
 import { at, iso, type World, world } from "./_world.ts";
 
 /** Moves the time from one daemon wake to the next until `end`; returns the wake times. */
-async function wakes(w: World, end: Date): Promise<string[]> {
+async function wakes(w: World, end: number): Promise<string[]> {
   const times: string[] = [];
   for (;;) {
     const until = await w.clock.sleeping("daemon");
     if (until > end) return times;
     w.clock.advanceTo(until);
-    times.push(until.toISOString());
+    times.push(new Date(until).toISOString());
   }
 }
 
@@ -32,7 +32,7 @@ Deno.test("the daemon never fires a proposed job; approved, it fires at next_run
   assert.deepEqual(await wakes(w, at(30)), [iso(15), iso(30)]);
   const proposed = await w.job("digest");
   assert.deepEqual([proposed.state, proposed.next_run_at, proposed.runs], ["proposed", null, 0]);
-  const approved = await approve(w.worktree, "digest", w.clock.now());
+  const approved = await approve(w.worktree, "digest", w.now());
   assert.deepEqual([approved.state, approved.next_run_at], ["will_run", iso(90)]);
   // The daemon sees the approval at its next tick and then sleeps until the job is due.
   assert.deepEqual(await wakes(w, at(90)), [iso(45), iso(60), iso(75), iso(90)]);
@@ -66,20 +66,20 @@ function ticks(from: number, to: number, step = 15): string[] {
 Deno.test("a --require-approval job parks in waiting_approval after its run and is not fired while parked; each approve arms exactly one more run", async () => {
   await using w = await world();
   await w.add("gated", { require_approval: true });
-  await approve(w.worktree, "gated", w.clock.now());
+  await approve(w.worktree, "gated", w.now());
   const daemon = w.daemon(15);
   assert.deepEqual(await wakes(w, at(60)), ticks(15, 60));
   await w.logged(/^job gated: run 1 waiting_approval/);
   assert.deepEqual(await wakes(w, at(300)), ticks(75, 300));
   let gated = await w.job("gated");
   assert.deepEqual([gated.runs, gated.state], [1, "waiting_approval"]);
-  const status = await jobsStatus(w.worktree, w.clock.now());
+  const status = await jobsStatus(w.worktree, w.now());
   assert.deepEqual([status.jobs[0].state, status.notes], [
     "waiting_approval",
     ["1 job is WAITING for approve: svc jobs approve <name>"],
   ]);
   // Approved at 300: the run it arms fires at the next wake, then the job parks again.
-  await approve(w.worktree, "gated", w.clock.now());
+  await approve(w.worktree, "gated", w.now());
   assert.deepEqual(await wakes(w, at(600)), ticks(315, 600));
   assert.deepEqual(await daemon.stop(), { fired: 2 });
   gated = await w.job("gated");
@@ -133,7 +133,7 @@ Deno.test("a daemon starting over a run left executing by a process that died fa
   await w.add("nightly", {}, true);
   // The process running it died at 60 in the middle of run 1: no process holds its run lock.
   await updateJob(w.worktree, "nightly", (job) => {
-    startRun(job, at(60), "daemon", "job_20260302_090100_nightly");
+    startRun(job, new Date(at(60)), "daemon", "job_20260302_090100_nightly");
   });
   w.clock.advanceTo(at(70));
   const daemon = w.daemon(3600);
@@ -164,7 +164,7 @@ Deno.test("a daemon leaves alone a run that another live process is executing", 
   await using w = await world();
   await w.add("busy", {}, true);
   await updateJob(w.worktree, "busy", (job) => {
-    startRun(job, at(60), "manual", "job_20260302_090100_busy");
+    startRun(job, new Date(at(60)), "manual", "job_20260302_090100_busy");
   });
   const held = await acquireDaemonLock(runLockPath(w.worktree, "busy"), "svc jobs manual run");
   try {
@@ -246,7 +246,7 @@ Deno.test("the daemon fires no disabled job; enable re-arms it with its next run
   await disable(w.worktree, "tidy");
   assert.deepEqual(await wakes(w, at(120)), ticks(15, 120));
   assert.deepEqual((await w.job("tidy")).runs, 0);
-  const enabled = await enable(w.worktree, "tidy", w.clock.now());
+  const enabled = await enable(w.worktree, "tidy", w.now());
   assert.deepEqual([enabled.enabled, enabled.state, enabled.next_run_at], [
     true,
     "will_run",
@@ -310,7 +310,7 @@ Deno.test("the daemon fires nothing in an untrusted worktree, says so once, and 
     `${w.worktree} is not trusted: no job fires here until you run svc trust ${w.worktree} ` +
     "(checked again every tick)",
   ]);
-  const status = await jobsStatus(w.worktree, w.clock.now());
+  const status = await jobsStatus(w.worktree, w.now());
   assert.deepEqual([status.trusted, status.notes], [false, [
     `worktree not trusted: the daemon fires no job of ${w.worktree} until you run svc trust ${w.worktree}`,
   ]]);
