@@ -1,6 +1,14 @@
 /** `/type`, `/skill list|show|new|remove`, `/team list|show|new|remove|run`. */
-import { createSkill, createTeam, removeSkill, removeTeam } from "../catalog/edit.ts";
-import { type CatalogKind, catalogTable, ONE, showEntry } from "../catalog/format.ts";
+import {
+  type CatalogKind,
+  catalogTable,
+  createSkill,
+  createTeam,
+  ONE,
+  removeSkill,
+  removeTeam,
+  showEntry,
+} from "../runtime/catalogs.ts";
 import { type Command, type CommandContext, firstWord } from "./slash_command.ts";
 
 async function list(ctx: CommandContext, kind: CatalogKind): Promise<void> {
@@ -12,7 +20,7 @@ async function list(ctx: CommandContext, kind: CatalogKind): Promise<void> {
 async function show(ctx: CommandContext, kind: CatalogKind, name: string): Promise<void> {
   if (!name) return ctx.error(`usage: /${kind.slice(0, -1)} show <name>`);
   const catalog = await ctx.runtime.catalog();
-  const text = showEntry(kind, name, catalog);
+  const text = showEntry(catalog, { kind, name });
   if (text === undefined) {
     const names = [...catalog[kind].keys()];
     return ctx.error(`unknown ${ONE[kind]} "${name}"; available: ${names.join(", ") || "none"}`);
@@ -55,7 +63,7 @@ export const skill: Command = {
         if (!name) return ctx.error("usage: /skill new <name> [description]");
         const content = await ctx.ask(`Content of skill ${name} (markdown)`);
         if (content === null || !content.trim()) return ctx.print("no content: nothing written");
-        const path = await createSkill(ctx.runtime.worktree, name, content, description);
+        const path = await createSkill(ctx.runtime.worktree, name, { content, description });
         return await ctx.reload().then(() => ctx.print(`wrote ${path}`));
       }
       case "remove": {
@@ -106,7 +114,7 @@ export const team: Command = {
             `unknown agent type ${unknown.join(", ")}; /type lists them`,
           );
         }
-        const path = await createTeam(ctx.runtime.worktree, name, stages);
+        const path = await createTeam(ctx.runtime.worktree, name, { stages });
         return await ctx.reload().then(() => ctx.print(`wrote team ${name} to ${path}`));
       }
       case "remove": {

@@ -1,6 +1,6 @@
 /** `/session new|list|load|delete|save|preview`. */
-import { checkSessionName, interactiveName } from "../session/naming.ts";
-import type { SessionMessage } from "../session/types.ts";
+import type { SessionMessage } from "../runtime/mod.ts";
+import { checkSessionName, interactiveName } from "../runtime/sessions.ts";
 import type { Style } from "./style.ts";
 import { type Command, firstWord } from "./slash_command.ts";
 

@@ -61,63 +61,70 @@ export class Editor {
       this.#paste(key.text ?? "");
       return { type: "none" };
     }
-    if (key.ctrl && !key.meta) {
-      switch (key.name) {
-        case "c":
-          if (!this.text) return { type: "interrupt" };
-          this.#set("", 0);
-          return { type: "cleared" };
-        case "d":
-          if (!this.text) return { type: "exit" };
-          this.#deleteForward();
-          return { type: "none" };
-        case "a":
-          this.cursor = this.#lineStart();
-          return { type: "none" };
-        case "e":
-          this.cursor = this.#lineEnd();
-          return { type: "none" };
-        case "b":
-          this.#move(-1);
-          return { type: "none" };
-        case "f":
-          this.#move(1);
-          return { type: "none" };
-        case "k":
-          this.#set(
-            this.text.slice(0, this.cursor) + this.text.slice(this.#lineEnd()),
-            this.cursor,
-          );
-          return { type: "none" };
-        case "u": {
-          const start = this.#lineStart();
-          this.#set(this.text.slice(0, start) + this.text.slice(this.cursor), start);
-          return { type: "none" };
-        }
-        case "w":
-          this.#deleteWordBack();
-          return { type: "none" };
-        case "r":
-          this.#startSearch();
-          return { type: "none" };
-        case "p":
-          this.#historyStep(-1);
-          return { type: "none" };
-        case "n":
-          this.#historyStep(1);
-          return { type: "none" };
-        case "enter":
-          this.#insert("\n");
-          return { type: "none" };
-        case "left":
-          this.#wordMove(-1);
-          return { type: "none" };
-        case "right":
-          this.#wordMove(1);
-          return { type: "none" };
+    return key.ctrl && !key.meta ? this.#ctrlKey(key) : this.#plainKey(key);
+  }
+
+  /** A Ctrl key: editing, moving, history and search; an unbound one does nothing. */
+  #ctrlKey(key: KeyEvent): EditorAction {
+    switch (key.name) {
+      case "c":
+        if (!this.text) return { type: "interrupt" };
+        this.#set("", 0);
+        return { type: "cleared" };
+      case "d":
+        if (!this.text) return { type: "exit" };
+        this.#deleteForward();
+        return { type: "none" };
+      case "a":
+        this.cursor = this.#lineStart();
+        return { type: "none" };
+      case "e":
+        this.cursor = this.#lineEnd();
+        return { type: "none" };
+      case "b":
+        this.#move(-1);
+        return { type: "none" };
+      case "f":
+        this.#move(1);
+        return { type: "none" };
+      case "k":
+        this.#set(
+          this.text.slice(0, this.cursor) + this.text.slice(this.#lineEnd()),
+          this.cursor,
+        );
+        return { type: "none" };
+      case "u": {
+        const start = this.#lineStart();
+        this.#set(this.text.slice(0, start) + this.text.slice(this.cursor), start);
+        return { type: "none" };
       }
-      return { type: "none" };
+      case "w":
+        this.#deleteWordBack();
+        return { type: "none" };
+      case "r":
+        this.#startSearch();
+        return { type: "none" };
+      case "p":
+        this.#historyStep(-1);
+        return { type: "none" };
+      case "n":
+        this.#historyStep(1);
+        return { type: "none" };
+      case "enter":
+        this.#insert("\n");
+        return { type: "none" };
+      case "left":
+        this.#wordMove(-1);
+        return { type: "none" };
+      case "right":
+        this.#wordMove(1);
+        return { type: "none" };
     }
+    return { type: "none" };
+  }
+
+  /** A key without Ctrl: Enter, Esc, Tab, deleting, moving, history, Alt words, or text. */
+  #plainKey(key: KeyEvent): EditorAction {
     switch (key.name) {
       case "enter":
         if (key.meta || key.shift) {

@@ -2,7 +2,7 @@
  * The interactive REPL (`svc` with no arguments in a terminal). The first prompt is painted
  * before the runtime loads; the runtime, the commands and the rest load behind it.
  */
-import type { RuntimeInit } from "../runtime/runtime.ts";
+import type { RuntimeInit } from "../runtime/mod.ts";
 import type { Command } from "./slash_command.ts";
 import { historyPath, loadHistory } from "./history.ts";
 import { Repl } from "./repl.ts";
@@ -32,7 +32,7 @@ export async function runRepl(
         import("../runtime/runtime.ts"),
         import("./builtin_commands.ts"),
         import("./commands_core.ts"),
-        import("../session/naming.ts"),
+        import("../runtime/sessions.ts"),
       ]);
     let runtime;
     try {

@@ -3,28 +3,22 @@
  * while a task runs: Enter then queues the prompt (shown as queued), Esc or Ctrl-C cancels the
  * task (a cancelled turn keeps and saves its partial answer). Ctrl-C on idle input clears it, a
  * second one on an empty line exits; Ctrl-D on an empty line exits. Engines come only from the
- * runtime; every slash command is logged in the session as a `command` message (never sent to
- * the provider); the first user message of a new session names its file.
+ * runtime. What a task runs is in tasks.ts, the open questions in questions.ts, what the live
+ * region shows in live_region.ts, Tab in tab_completion.ts.
  */
-import type { Engine } from "../engine/engine.ts";
-import type { EngineEvent } from "../engine/events.ts";
-import type { AskRequest } from "../tool/types.ts";
-import type { Approval, ApprovalRequest } from "../tool/approval.ts";
-import type { ConnectedModel } from "../runtime/connection.ts";
-import type { Runtime, RuntimeInit } from "../runtime/runtime.ts";
-import type { SessionLog } from "../session/log.ts";
+import type { ConnectedModel, Engine, Runtime, RuntimeInit, SessionLog } from "../runtime/mod.ts";
 import { VERSION } from "../version.ts";
-import type { Command, CommandContext, Display } from "./slash_command.ts";
+import type { Command, Display } from "./slash_command.ts";
 import { parseCommand } from "./slash_command.ts";
 import { Editor } from "./editor.ts";
 import type { History } from "./history.ts";
 import { KeyDecoder, type KeyEvent } from "./keys.ts";
-import { confirmPrompt, linePrompt, permissionPrompt, type Prompt } from "./prompts.ts";
+import { contextLabel, liveView, statusLine } from "./live_region.ts";
+import { Questions } from "./questions.ts";
 import { type LiveView, Screen } from "./screen.ts";
 import { makeStyle, type Style } from "./style.ts";
+import { runCommand, runTurn, type Task, type TaskHost } from "./tasks.ts";
 import type { Terminal } from "./terminal.ts";
-import { summarize, TurnView } from "./turn_view.ts";
-import { clip } from "./width.ts";
 
 /** The display keys' defaults (SPEC), used until the config is loaded. */
 export const DEFAULT_DISPLAY: Display = {
@@ -52,13 +46,7 @@ export interface ReplOptions {
   history: History;
 }
 
-interface Task {
-  label: string;
-  controller: AbortController;
-  view: TurnView | null;
-}
-
-export class Repl {
+export class Repl implements TaskHost {
   readonly terminal: Terminal;
   style: Style;
   display: Display = { ...DEFAULT_DISPLAY };
@@ -70,9 +58,10 @@ export class Repl {
   connection: ConnectedModel | null = null;
   session: SessionLog | null = null;
   /** The session is new: its first user message names it. */
-  #fresh = true;
+  fresh = true;
   commands: readonly Command[] = [];
-  #prompts: Prompt[] = [];
+  /** The open questions; the top one takes the keys. */
+  readonly questions: Questions;
   #task: Task | null = null;
   #queue: string[] = [];
   #notice = "";
@@ -94,6 +83,10 @@ export class Repl {
     this.style = makeStyle(options.color, true);
     this.editor = new Editor(options.history.entries);
     this.screen = new Screen(this.terminal, () => this.#live(), { tty: true });
+    this.questions = new Questions(this.screen, {
+      style: () => this.style,
+      closing: () => this.#exiting,
+    });
     this.#done = new Promise((resolve) => this.#resolveDone = resolve);
   }
 
@@ -137,8 +130,8 @@ export class Repl {
       );
       this.engine = await runtime.engine({
         headless: false,
-        approver: (request, signal) => this.#approve(request, signal),
-        askHuman: (request, signal) => this.#askHuman(request, signal),
+        approver: (request, signal) => this.questions.approve(request, signal),
+        askHuman: (request, signal) => this.questions.askHuman(request, signal),
         ...picked,
       });
       this.connection = connection;
@@ -155,14 +148,19 @@ export class Repl {
         this.warn(this.engineError);
       }
     }
-    this.#updateContext();
+    this.updateContext();
   }
 
   /** Switches sessions. */
   useSession(session: SessionLog, fresh: boolean): void {
     this.session = session;
-    this.#fresh = fresh;
-    this.#updateContext();
+    this.fresh = fresh;
+    this.updateContext();
+  }
+
+  /** The running task. */
+  get task(): Task | null {
+    return this.#task;
   }
 
   print(text: string): void {
@@ -185,26 +183,28 @@ export class Repl {
   }
 
   confirm(question: string): Promise<boolean> {
-    return new Promise((resolve) => this.#push(confirmPrompt(question, resolve)));
+    return this.questions.confirm(question);
   }
 
   ask(
     question: string,
     options: { mask?: boolean; signal?: AbortSignal } = {},
   ): Promise<string | null> {
-    return new Promise((resolve) => {
-      const prompt = linePrompt([question], resolve, { mask: options.mask });
-      this.#push(prompt, options.signal);
-    });
+    return this.questions.ask(question, options);
   }
 
   /** Ends the REPL: a running task is cancelled first (its partial output is saved). */
   exit(code = 0): void {
     this.#code = code;
     this.#exiting = true;
-    for (const prompt of this.#prompts.splice(0)) prompt.abandon();
+    this.questions.abandonAll();
     if (this.#task) this.#task.controller.abort();
     else this.#finish();
+  }
+
+  /** Ends the REPL once the running task ends (`/exit`). */
+  exitAfterTask(): void {
+    this.#exiting = true;
   }
 
   // ---- keys ---------------------------------------------------------------------------------
@@ -237,10 +237,10 @@ export class Repl {
       this.#armed = false;
       if (this.#notice) this.#notice = "";
     }
-    const prompt = this.#prompts.at(-1);
+    const prompt = this.questions.top;
     if (prompt) {
       const result = prompt.key(key);
-      if (result.done) this.#prompts.pop();
+      if (result.done) this.questions.pop();
       if (result.interrupt) this.#cancel();
       return;
     }
@@ -272,51 +272,8 @@ export class Repl {
   }
 
   async #complete(): Promise<void> {
-    const { complete, commonPrefix } = await import("./complete.ts");
-    const text = this.editor.text;
-    const cursor = this.editor.cursor;
-    const found = await complete(text, cursor, this.commands, (kind) => this.#names(kind))
-      .catch(() => null);
-    if (!found || this.editor.text !== text || this.editor.cursor !== cursor) return;
-    const prefix = commonPrefix(found.candidates);
-    const single = found.candidates.length === 1;
-    const replacement = single ? `${found.candidates[0]} ` : prefix;
-    if (replacement.length > found.end - found.start || single) {
-      this.editor.replace(found.start, found.end, replacement);
-    } else {
-      this.editor.hint = found.candidates.slice(0, 40).join("  ");
-    }
-    this.screen.paint();
-  }
-
-  async #names(kind: string): Promise<readonly string[]> {
-    const runtime = this.runtime;
-    if (!runtime) return [];
-    switch (kind) {
-      case "commands":
-        return this.commands.map((c) => c.name);
-      case "sessions":
-        return await runtime.sessions.list();
-      case "types":
-        return [...(await runtime.catalog()).types.keys()];
-      case "teams":
-        return [...(await runtime.catalog()).teams.keys()];
-      case "skills":
-        return [...(await runtime.catalog()).skills.keys()];
-      case "servers":
-        return runtime.config["mcp.servers"].map((s) => s.name);
-      case "tools":
-        return this.engine ? this.engine.offeredTools().map((t) => t.name) : [];
-      case "providers": {
-        const { connectChoices } = await import("../runtime/connect.ts");
-        return connectChoices(runtime.plugins.providers);
-      }
-      case "keys": {
-        const { ConfigSchema } = await import("../config/schema.ts");
-        return Object.keys(ConfigSchema.shape);
-      }
-    }
-    return [];
+    const { completeInput } = await import("./tab_completion.ts");
+    if (await completeInput(this.editor, this)) this.screen.paint();
   }
 
   // ---- tasks --------------------------------------------------------------------------------
@@ -337,9 +294,9 @@ export class Repl {
     if (command) {
       this.#start(
         `/${command.name}`,
-        (signal) => this.#command(command.name, command.args, text, signal),
+        (signal) => runCommand(this, { name: command.name, args: command.args, text, signal }),
       );
-    } else this.#start("turn", (signal) => this.#turn(text, signal));
+    } else this.#start("turn", (signal) => runTurn(this, { text, signal }));
   }
 
   #start(label: string, body: (signal: AbortSignal) => Promise<void>): void {
@@ -354,108 +311,12 @@ export class Repl {
         clearInterval(this.#spinner);
         this.#task = null;
         if (this.#notice === "cancelling...") this.#notice = "";
-        for (const prompt of this.#prompts.splice(0)) prompt.abandon();
+        this.questions.abandonAll();
         if (this.#exiting) return this.#finish();
         const next = this.#queue.shift();
         if (next !== undefined) this.#startInput(next);
         this.screen.paint();
       });
-  }
-
-  async #turn(text: string, signal: AbortSignal): Promise<void> {
-    const session = this.session!;
-    if (!this.engine) return this.error(this.engineError);
-    if (this.#fresh && !session.data.messages.some((m) => m.role === "user")) {
-      const { interactiveName } = await import("../session/naming.ts");
-      await session.rename(interactiveName(new Date(), text));
-      this.#fresh = false;
-    }
-    const view = new TurnView((t) => this.screen.commit(t), this.style, this.display);
-    this.#task!.view = view;
-    const result = await this.engine.runTurn(text, {
-      session,
-      signal,
-      onEvent: (event) => {
-        view.event(event);
-        this.screen.schedule();
-      },
-    });
-    view.finish(result);
-    const usage = result.usage;
-    this.#updateContext(
-      usage?.prompt_tokens !== undefined
-        ? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)
-        : undefined,
-    );
-  }
-
-  async #command(name: string, args: string, text: string, signal: AbortSignal): Promise<void> {
-    const { findCommand } = await import("./slash_command.ts");
-    const command = findCommand(this.commands, name);
-    if (!command) {
-      return this.error(`unknown command /${name}; /help lists the commands`);
-    }
-    if (command.name !== "exit" && this.session) {
-      await this.session.appendMessage({
-        role: "command",
-        content: text,
-        timestamp: new Date().toISOString(),
-      }).catch((err) => this.warn(`could not log the command: ${(err as Error).message}`));
-    }
-    await command.run(this.#context(signal), args);
-    this.#updateContext();
-  }
-
-  #context(signal: AbortSignal): CommandContext {
-    // deno-lint-ignore no-this-alias
-    const repl = this;
-    return {
-      get runtime() {
-        return repl.runtime!;
-      },
-      get engine() {
-        return repl.engine;
-      },
-      get engineError() {
-        return repl.engineError;
-      },
-      get connection() {
-        return repl.connection;
-      },
-      get session() {
-        return repl.session!;
-      },
-      get style() {
-        return repl.style;
-      },
-      display: this.display,
-      commands: this.commands,
-      signal,
-      print: (text) => this.print(text),
-      error: (text) => this.error(text),
-      ask: (question, options) => this.ask(question, { mask: options?.mask, signal }),
-      confirm: (question) => this.confirm(question),
-      events: () => {
-        const view = new TurnView((t) => this.screen.commit(t), this.style, this.display);
-        if (this.#task) this.#task.view = view;
-        return {
-          onEvent: (event: EngineEvent) => {
-            view.event(event);
-            this.screen.schedule();
-          },
-          finish: () => {
-            view.finish();
-            if (this.#task?.view === view) this.#task.view = null;
-          },
-        };
-      },
-      useSession: (session, { fresh }) => this.useSession(session, fresh),
-      useModel: (choice) => this.useModel(choice),
-      reload: () => this.reload(),
-      exit: () => {
-        this.#exiting = true;
-      },
-    };
   }
 
   /** Reloads config, plugins, catalog and the engine (the session stays). */
@@ -470,123 +331,34 @@ export class Repl {
     await this.useModel();
   }
 
-  // ---- questions from the engine -----------------------------------------------------------
-
-  #push(prompt: Prompt, signal?: AbortSignal): void {
-    if (this.#exiting || signal?.aborted) {
-      prompt.abandon();
-      return;
-    }
-    this.#prompts.push(prompt);
-    signal?.addEventListener("abort", () => {
-      const at = this.#prompts.indexOf(prompt);
-      if (at >= 0) {
-        this.#prompts.splice(at, 1);
-        prompt.abandon();
-        this.screen.schedule();
-      }
-    }, { once: true });
-    this.screen.paint();
-  }
-
-  #approve(request: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
-    return new Promise((resolve) => {
-      const question = `${this.style.yellow("?")} Allow ${request.tool} ${
-        summarize(request.args)
-      } ${this.style.dim(`(${request.reason})`)}`;
-      this.#push(
-        permissionPrompt(question, (answer) => {
-          const said = answer === "once"
-            ? "allowed once"
-            : answer === "always"
-            ? "allowed for this session"
-            : "denied";
-          this.screen.commit(this.style.dim(`${said}: ${request.tool} ${summarize(request.args)}`));
-          resolve({ answer, by: "user" });
-        }),
-        signal,
-      );
-    });
-  }
-
-  async #askHuman(request: AskRequest, signal: AbortSignal): Promise<string | null> {
-    const lines = [`${this.style.yellow("?")} ${request.question}`];
-    if (request.context) lines.push(this.style.dim(request.context));
-    const options = request.options ?? [];
-    options.forEach((option, i) => lines.push(`  ${i + 1}. ${option}`));
-    const answer = await new Promise<string | null>((resolve) => {
-      this.#push(linePrompt(lines, resolve), signal);
-    });
-    if (answer === null) return "(the user dismissed the question without an answer)";
-    const picked = /^\d+$/.test(answer.trim()) ? options[Number(answer.trim()) - 1] : undefined;
-    const reply = picked ?? answer;
-    this.screen.commit(`${this.style.dim(`${request.question} →`)} ${reply}`);
-    return reply;
-  }
-
   // ---- screen -------------------------------------------------------------------------------
 
-  #updateContext(tokens?: number): void {
-    if (tokens !== undefined) {
-      this.#ctxSize = `ctx ${compactNumber(tokens)} tokens`;
-      return;
-    }
-    const session = this.session;
-    if (!session) return;
-    let from = 0;
-    const log = session.data.messages;
-    for (let i = log.length - 1; i >= 0; i--) {
-      if (log[i].compact_from !== undefined) {
-        from = log[i].compact_from!;
-        break;
-      }
-    }
-    let chars = 0;
-    for (const m of log.slice(from)) if (m.role !== "command") chars += (m.content ?? "").length;
-    this.#ctxSize = `ctx ~${compactNumber(Math.round(chars / 4))} tokens`;
+  /** Updates the status line's context size: `tokens` after a turn, else estimated. */
+  updateContext(tokens?: number): void {
+    if (tokens === undefined && !this.session) return;
+    this.#ctxSize = contextLabel(this.session?.data.messages ?? [], tokens);
   }
 
   #live(): LiveView {
-    const { columns } = this.terminal.size();
-    const { style } = this;
-    const lines: string[] = [];
-    const task = this.#task;
-    if (task?.view) lines.push(...task.view.lines(columns, this.#frame));
-    else if (task) {
-      const spin = style.glyphs.spinner[this.#frame % style.glyphs.spinner.length];
-      lines.push(style.dim(`${spin} ${task.label}`));
-    }
-    for (const queued of this.#queue) {
-      lines.push(style.dim(clip(`queued: ${queued.split("\n")[0]}`, columns)));
-    }
-    let cursor: LiveView["cursor"] = null;
-    const prompt = this.#prompts.at(-1);
-    if (prompt) {
-      lines.push(...prompt.lines.map((l) => clip(l, columns)));
-      if (prompt.editor) {
-        const view = prompt.editor.view("  ");
-        cursor = { line: lines.length + view.cursor.line, col: view.cursor.col };
-        lines.push(...view.lines);
-      }
-    } else {
-      const view = this.editor.view(`${style.glyphs.prompt} `);
-      cursor = { line: lines.length + view.cursor.line, col: view.cursor.col };
-      lines.push(...view.lines);
-    }
-    const hint = prompt?.editor?.hint || (prompt ? "" : this.editor.hint) || this.#notice;
-    if (hint) lines.push(style.dim(clip(hint, columns)));
-    if (this.display.show_context_size) lines.push(style.dim(clip(this.#status(), columns)));
-    return { lines, cursor };
-  }
-
-  #status(): string {
-    const model = this.connection
-      ? `${this.connection.provider}/${this.connection.model}`
-      : this.engineError === "loading..."
-      ? "loading..."
-      : "no model backend (/connect)";
-    const session = this.session && !this.#fresh ? ` · ${this.session.name}` : "";
-    return `${model} · ${this.#ctxSize || "ctx 0 tokens"}${session}`;
+    const status = this.display.show_context_size
+      ? statusLine({
+        model: this.connection,
+        engineError: this.engineError,
+        context: this.#ctxSize,
+        session: this.session && !this.fresh ? this.session.name : null,
+      })
+      : null;
+    return liveView({
+      columns: this.terminal.size().columns,
+      frame: this.#frame,
+      style: this.style,
+      task: this.#task,
+      queue: this.#queue,
+      prompt: this.questions.top,
+      editor: this.editor,
+      notice: this.#notice,
+      status,
+    });
   }
 
   #finish(): void {
@@ -600,8 +372,4 @@ export class Repl {
     this.runtime?.plugins.close();
     this.#resolveDone(this.#code);
   }
-}
-
-function compactNumber(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }

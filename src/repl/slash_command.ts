@@ -2,11 +2,7 @@
  * Slash commands: their shape, the context they run in, and the parser of a typed line. The
  * commands themselves live in the `commands_*.ts` files; `builtin_commands.ts` lists them.
  */
-import type { Engine } from "../engine/engine.ts";
-import type { EngineEvent } from "../engine/events.ts";
-import type { ConnectedModel } from "../runtime/connection.ts";
-import type { Runtime } from "../runtime/runtime.ts";
-import type { SessionLog } from "../session/log.ts";
+import type { ConnectedModel, Engine, EngineEvent, Runtime, SessionLog } from "../runtime/mod.ts";
 import type { Style } from "./style.ts";
 
 /** What an argument completes to. */

@@ -6,7 +6,7 @@
  * call leaves one line (tool_status_visible); a delegate's answer and footer are echoed
  * (delegate_echo). Nothing here is persisted: the engine writes the session.
  */
-import type { EngineEvent, TurnResult } from "../engine/events.ts";
+import type { EngineEvent, TurnResult } from "../runtime/mod.ts";
 import { type Block, BlockCommitter, renderBlock } from "./markdown.ts";
 import type { Style } from "./style.ts";
 import { clip, wrapLine } from "./width.ts";
