@@ -3,12 +3,10 @@
  * fresh headless engine (through an injectable attempt runner) with a per-attempt timeout, and
  * exponential backoff between attempts. Timeout and backoff wait on the run's clock.
  */
-import type { EngineOverrides } from "../engine/deps.ts";
-import type { EngineEvent, TurnResult } from "../engine/events.ts";
-import { readRunMemory, type SummaryModel } from "../engine/run_memory.ts";
+import type { EngineEvent, EngineOverrides, Session, TurnResult } from "../runtime/mod.ts";
+import { readRunMemory, type SummaryModel } from "../runtime/run_memory.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { Session } from "../session/session.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../util/time.ts";
 import { jobOverrides } from "./overrides.ts";
 import { RegisterError, updateJob } from "./register.ts";
 import type { Job } from "./schema.ts";
@@ -94,12 +92,13 @@ export async function attempts(ctx: RunContext): Promise<Attempted> {
   let last: Attempted | null = null;
   for (let attempt = 1; attempt <= total; attempt++) {
     if (attempt > 1) {
-      const wait = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 2), BACKOFF_MAX_MS) / 1000;
-      ctx.log(`job ${job.name}: retrying in ${wait.toFixed(1)} s (attempt ${attempt} of ${total})`);
+      const wait = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 2), BACKOFF_MAX_MS);
+      const shown = (wait / 1000).toFixed(1);
+      ctx.log(`job ${job.name}: retrying in ${shown} s (attempt ${attempt} of ${total})`);
       await clock.sleep(wait, stop, "backoff");
       if (stop.aborted) break;
       const session = ready.session.name;
-      await record(ctx, (j) => startAttempt(j, run, attempt, clock.now(), by, session));
+      await record(ctx, (j) => startAttempt(j, run, attempt, new Date(clock.now()), by, session));
     }
     const tried = await attemptOnce(ctx, ready, attempt, total);
     if ("fatal" in tried) return tried.fatal;
@@ -149,7 +148,9 @@ async function attemptOnce(
   const { session } = ready;
   const timeout = new AbortController();
   const ended = new AbortController();
-  ctx.clock.sleep(job.timeout, ended.signal, "timeout").then((due) => due && timeout.abort());
+  ctx.clock.sleep(job.timeout * 1000, ended.signal, "timeout").then((due) =>
+    due && timeout.abort()
+  );
   let tried: AttemptResult;
   try {
     tried = await ctx.attempt({
@@ -180,7 +181,7 @@ async function attemptOnce(
   const status = timedOut ? "timeout" : result.status;
   const sessionName = result.session || session.name;
   await record(ctx, (j) =>
-    endAttempt(j, ctx.run, attempt, ctx.clock.now(), {
+    endAttempt(j, ctx.run, attempt, new Date(ctx.clock.now()), {
       status,
       session: sessionName,
       output: result.content,
@@ -202,7 +203,12 @@ async function failed(
 ): Promise<Attempted> {
   await record(
     ctx,
-    (j) => endAttempt(j, ctx.run, attempt, ctx.clock.now(), { status: "error", session, error }),
+    (j) =>
+      endAttempt(j, ctx.run, attempt, new Date(ctx.clock.now()), {
+        status: "error",
+        session,
+        error,
+      }),
   );
   ctx.log(`job ${ctx.job.name}: run ${ctx.run} failed: ${error}`);
   return {

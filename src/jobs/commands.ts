@@ -4,8 +4,8 @@
  * run_commands.ts.
  */
 import type { ToolPermission } from "../config/schema.ts";
-import { readRunMemory } from "../engine/run_memory.ts";
-import { checkSessionName } from "../session/naming.ts";
+import { readRunMemory } from "../runtime/run_memory.ts";
+import { checkSessionName } from "../runtime/sessions.ts";
 import { UsageError } from "../shared/usage_error.ts";
 import * as jobs from "./mod.ts";
 import { listText, showText, statusLines } from "./render.ts";

@@ -2,11 +2,10 @@
  * The engine overrides of a job run: its agent type through the same merge sub-agents use, then
  * its own settings and the composed system prompt (task file, system_prompt, run memory).
  */
-import type { Catalog } from "../catalog/types.ts";
 import type { ToolPermission } from "../config/schema.ts";
 import { tightenPermissions } from "../config/trust.ts";
-import type { EngineOverrides } from "../engine/deps.ts";
-import { typeOverrides } from "../engine/sub_agent.ts";
+import { agentTypeOverrides } from "../runtime/agent_type.ts";
+import type { EngineOverrides } from "../runtime/mod.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Job } from "./schema.ts";
 import { jobPrompt } from "./task.ts";
@@ -22,16 +21,11 @@ export async function jobOverrides(
   task: string,
   memory: string,
 ): Promise<EngineOverrides> {
-  let catalog: Catalog | undefined;
   let typed: EngineOverrides = {};
   if (job.type) {
-    catalog = await runtime.catalog();
-    const type = catalog.types.get(job.type);
-    if (!type) {
-      const known = [...catalog.types.keys()].sort().join(", ") || "none";
-      throw new Error(`unknown type "${job.type}"; available types: ${known}`);
-    }
-    typed = typeOverrides(runtime.config.tool_permission, type, catalog, 0);
+    const found = agentTypeOverrides(runtime, await runtime.catalog(), job.type);
+    if (found.kind === "unknown") throw new Error(found.message);
+    typed = found.overrides;
   }
   const config = runtime.config;
   const basePermissions: ToolPermission = { ...config.tool_permission, ...typed.tool_permission };

@@ -4,14 +4,14 @@
  * between attempts, all in the run's one session), then the run memory and the finished state.
  * The daemon and `svc jobs run` both run jobs through `runJob`.
  */
-import type { EngineEvent } from "../engine/events.ts";
-import { oneLine, readRunMemory, summarizeRun, writeRunMemory } from "../engine/run_memory.ts";
+import type { EngineEvent } from "../runtime/mod.ts";
+import { oneLine, readRunMemory, summarizeRun, writeRunMemory } from "../runtime/run_memory.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { jobSessionName } from "../session/naming.ts";
+import { jobSessionName } from "../runtime/sessions.ts";
 import { acquireDaemonLock } from "../util/daemon_lock.ts";
+import { type Clock, realClock } from "../util/time.ts";
 import { approvalOf, consumeOnce, grant as grantApproval, loadGrants } from "./approvals.ts";
 import { type Attempted, type AttemptRunner, attempts, engineAttempt } from "./attempts.ts";
-import { type Clock, realClock } from "./clock.ts";
 import { readRegister, RegisterError, registerPath, updateJob } from "./register.ts";
 import type { Job } from "./schema.ts";
 import { authorized, finishRun, isDue, type RunOutcome, startRun } from "./states.ts";
@@ -81,7 +81,8 @@ async function runLocked(options: RunOptions): Promise<RunReport | RunRefused> {
   const stop = options.signal ?? new AbortController().signal;
   const preview = (await readRegister(worktree)).jobs.find((j) => j.name === name);
   if (!preview) return { refused: `no job named "${name}"` };
-  const sessionName = preview.session ?? await freeSessionName(worktree, name, clock.now());
+  const sessionName = preview.session ??
+    await freeSessionName(worktree, name, new Date(clock.now()));
   const started = await start(options, clock, sessionName);
   if ("refused" in started) return started;
   const { job, run } = started;
@@ -106,11 +107,11 @@ async function runLocked(options: RunOptions): Promise<RunReport | RunRefused> {
   } finally {
     stopped.close();
   }
-  const memory = await remember(options, job, outcome, clock.now(), stop, log);
+  const memory = await remember(options, job, outcome, new Date(clock.now()), stop, log);
   let state: Job["state"] = outcome.verified ? "verified" : outcome.timedOut ? "timeout" : "failed";
   try {
     state = await updateJob(worktree, name, (current) => {
-      finishRun(current, outcome, clock.now());
+      finishRun(current, outcome, new Date(clock.now()));
       return current.state;
     });
   } catch (err) {
@@ -134,7 +135,7 @@ async function start(
   const grants = await loadGrants(worktree);
   try {
     return await updateJob(worktree, name, async (job) => {
-      const now = clock.now();
+      const now = new Date(clock.now());
       const approval = await approvalOf(job, worktree, grants.get(name));
       if (by === "daemon") {
         if (!isDue(job, approval, now)) {
@@ -199,7 +200,8 @@ async function remember(
       ? `Final answer:\n${outcome.output.slice(0, 8000)}`
       : `Failed: ${outcome.error ?? "no answer"}\n\n${outcome.output.slice(0, 8000)}`,
     fallback,
-  }, stop);
+    signal: stop,
+  });
   try {
     const runtime = await options.runtime().catch(() => null);
     await writeRunMemory(path, text, runtime?.trusted ? undefined : options.worktree);
@@ -211,8 +213,8 @@ async function remember(
   }
 }
 
-/** How often a running job looks whether `svc jobs stop` (or disable, or remove) reached it (s). */
-const STOP_CHECK_SECONDS = 1;
+/** How often a running job looks whether `svc jobs stop` (or disable, or remove) reached it (ms). */
+const STOP_CHECK_MS = 1000;
 
 /**
  * Aborts when the job is disabled (`svc jobs stop` or `disable`) or removed while it runs, from
@@ -238,7 +240,7 @@ function watchForStop(
   };
   const watch = async () => {
     let seen = stamp();
-    while (await clock.sleep(STOP_CHECK_SECONDS, closed.signal, "stop-check")) {
+    while (await clock.sleep(STOP_CHECK_MS, closed.signal, "stop-check")) {
       const now = stamp();
       if (now === seen) continue;
       seen = now;

@@ -87,7 +87,7 @@ export async function connectProvider(
     if (!io.pick) throw new Error("name a provider or URL: connect <provider|url> [name]");
     target = await io.pick(connectChoices(providers));
   }
-  const plan = await planConnect(target, request.name, providers);
+  const plan = await planConnect(target, { name: request.name, pluginProviders: providers });
   let apiKey = request.apiKey ?? plan.storedKey;
   if (request.apiKey === undefined && io.askKey) {
     const typed = (await io.askKey(plan.provider, Boolean(plan.storedKey))).trim();

@@ -5,10 +5,10 @@
  */
 import type { EngineEvent, TurnError, TurnResult } from "../engine/events.ts";
 import { turnResult } from "../engine/result.ts";
-import { typeOverrides } from "../engine/sub_agent.ts";
 import type { StageReport, TeamRun } from "../engine/team.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import type { Approver } from "../tool/approval.ts";
+import { agentTypeOverrides } from "./agent_type.ts";
 import type { Runtime } from "./runtime.ts";
 
 export { checkSessionName };
@@ -72,11 +72,8 @@ export async function prepareHeadless(
     return { kind: "session_write", message, session: session.name };
   }
   const catalog = request.type || request.team ? await runtime.catalog() : undefined;
-  const type = request.type ? catalog!.types.get(request.type) : undefined;
-  if (request.type && !type) {
-    const message = `unknown type "${request.type}"; available types: ${names(catalog!.types)}`;
-    return { kind: "unknown", message };
-  }
+  const typed = request.type ? agentTypeOverrides(runtime, catalog!, request.type) : undefined;
+  if (typed?.kind === "unknown") return typed;
   if (request.team && !catalog!.teams.has(request.team)) {
     const message = `unknown team "${request.team}"; available teams: ${names(catalog!.teams)}`;
     return { kind: "unknown", message };
@@ -85,7 +82,7 @@ export async function prepareHeadless(
     headless: true,
     approver: request.approver,
     session,
-    ...(type ? typeOverrides(runtime.config.tool_permission, type, catalog!, 0) : {}),
+    ...typed?.overrides,
   });
   const { team, prompt } = request;
   return {

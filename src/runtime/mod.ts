@@ -7,6 +7,7 @@ export {
   type ModelChoice,
 } from "./connection.ts";
 export { applyOverrides } from "./overrides.ts";
+export { type AgentTypeLookup, agentTypeOverrides } from "./agent_type.ts";
 export {
   type HeadlessOutcome,
   type HeadlessRequest,
@@ -23,7 +24,9 @@ export { SERVED_SESSION, servedTools, type ServeToolsOptions } from "./served_to
 export { type ServedHost, servedHost } from "./served_host.ts";
 
 // What front-ends take from the layers below the runtime: they import engine/, session/ and
-// catalog/ only through here (scripts/check_imports.ts).
+// catalog/ only through here (scripts/check_imports.ts), or through a small runtime module
+// (run_memory.ts, sessions.ts, catalogs.ts) when a command must not load the whole runtime.
+export type { EngineOverrides } from "../engine/deps.ts";
 export type { Engine } from "../engine/engine.ts";
 export type {
   EngineEvent,

@@ -111,6 +111,7 @@ Deno.test("the import checker makes front-ends reach engine, session and catalog
       'import { Runtime } from "../runtime/mod.ts";\nimport "../tool/approval.ts";\n',
     "src/http/chat.ts": 'const naming = await import("../session/naming.ts");\n',
     "src/eval/trial.ts": 'export { loadCatalog } from "../catalog/load.ts";\n',
+    "src/jobs/runner.ts": 'import { jobSessionName } from "../session/naming.ts";\n',
     "src/repl/repl.ts": 'import type { Engine } from "../engine/engine.ts";\n',
     "src/runtime/mod.ts": 'export type { Engine } from "../engine/engine.ts";\n' +
       'import "../session/naming.ts";\nimport "../catalog/load.ts";\n',
@@ -126,6 +127,8 @@ Deno.test("the import checker makes front-ends reach engine, session and catalog
     `src/cli/run.ts imports src/engine/engine.ts: ${why("cli", "engine")}`,
     `src/eval/trial.ts imports src/catalog/load.ts: ${why("eval", "catalog")}`,
     `src/http/chat.ts imports src/session/naming.ts: ${why("http", "session")}`,
+    `src/jobs/runner.ts imports src/session/naming.ts: ${why("jobs", "session")}`,
+    `src/repl/repl.ts imports src/engine/engine.ts: ${why("repl", "engine")}`,
     `main.ts imports src/engine/engine.ts: ${why("main", "engine")}`,
   ]);
 });
