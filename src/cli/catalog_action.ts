@@ -52,5 +52,5 @@ export async function show(kind: CatalogKind, name: string, flags: CatalogFlags)
     );
   }
   if (flags.json) console.log(JSON.stringify(entry, null, 2));
-  else console.log(showEntry(kind, name, catalog));
+  else console.log(showEntry(catalog, { kind, name }));
 }

@@ -22,7 +22,8 @@ import {
   writeTranscript,
 } from "../eval/mod.ts";
 import { Runtime } from "../runtime/runtime.ts";
-import { USAGE_EXIT } from "./usage.ts";
+import { seconds, wholeNumber } from "./flags.ts";
+import { USAGE_EXIT, UsageError } from "./usage.ts";
 
 /** Flags of `svc eval list`. */
 export interface EvalListFlags {
@@ -65,13 +66,14 @@ export async function listFixtures(flags: EvalListFlags): Promise<number> {
  * could not start), 2 on usage errors, 130 after Ctrl-C.
  */
 export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
-  const repeats = integer(flags.repeats, 1, 1000);
-  const maxRounds = integer(flags.maxRounds, 1, 64);
-  const timeout = Number(flags.timeout);
-  if (repeats === null) return usage("--repeats takes a whole number from 1 to 1000");
-  if (maxRounds === null) return usage("--max-rounds takes a whole number from 1 to 64");
-  if (!(timeout > 0 && timeout <= 86_400)) {
-    return usage("--timeout takes a number of seconds above 0 (at most 86400)");
+  let repeats: number, maxRounds: number, timeout: number;
+  try {
+    repeats = wholeNumber(flags.repeats, "--repeats", 1, 1000);
+    maxRounds = wholeNumber(flags.maxRounds, "--max-rounds", 1, 64);
+    timeout = seconds(flags.timeout, "--timeout", 86_400);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
   }
   const compare = flags.compare?.split(",").map((m) => m.trim()).filter(Boolean);
   if (compare) {
@@ -113,12 +115,12 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
   } catch (err) {
     return fail(err);
   }
-  const prov = await provenance(
-    setup,
+  const prov = await provenance(setup, {
     fixtures,
-    targets.map((t) => modelProvenance(setup.config, t.connection)),
-    { repeats, limits },
-  );
+    models: targets.map((t) => modelProvenance(setup.config, t.connection)),
+    repeats,
+    limits,
+  });
   const folders = targets.map((t, i) => modelFolder(i, t.connection.model));
   const progress = progressLine();
   const controller = new AbortController();
@@ -131,13 +133,13 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
     const results = await runEval(setup, { fixtures, targets, repeats, limits }, {
       signal: controller.signal,
       onTrial: async (done: TrialDone) => {
-        const path = await writeTranscript(dir, folders[done.target], done.run);
+        const path = await writeTranscript(dir, { folder: folders[done.target], run: done.run });
         progress.update(done, targets[done.target].connection.model);
         return path;
       },
     });
     progress.end();
-    const report = buildReport(results, prov, dir);
+    const report = buildReport(results, { provenance: prov, dir });
     const path = await writeReport(dir, report);
     console.log(flags.output === "json" ? JSON.stringify(report, null, 2) : renderTable(report));
     console.error(`svc eval: report written to ${path}`);
@@ -176,12 +178,6 @@ function progressLine() {
       open = false;
     },
   };
-}
-
-function integer(text: string, min: number, max: number): number | null {
-  if (!/^\d+$/.test(text.trim())) return null;
-  const value = Number(text);
-  return value >= min && value <= max ? value : null;
 }
 
 function usage(message: string): number {

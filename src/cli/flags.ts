@@ -8,11 +8,18 @@ import { UsageError } from "./usage.ts";
 
 /** A whole number from `min` to `max` (no `max`: unbounded), surrounding spaces allowed. */
 export function wholeNumber(text: string, flag: string, min: number, max?: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < min || (max !== undefined && value > max)) {
+  const value = wholeNumberOrNull(text, min, max);
+  if (value === null) {
     const range = max === undefined ? `of ${min} or more` : `from ${min} to ${max}`;
     throw new UsageError(`${flag} takes a whole number ${range}`);
   }
+  return value;
+}
+
+/** `wholeNumber`'s grammar for a caller that words its own message: null when `text` breaks it. */
+export function wholeNumberOrNull(text: string, min: number, max?: number): number | null {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || (max !== undefined && value > max)) return null;
   return value;
 }
 

@@ -1,11 +1,8 @@
 import { resolve } from "../util/posix_path.ts";
 import { Command } from "commander";
-import type { PluginInfo } from "../plugin/mod.ts";
-import { grantSummary } from "../plugin/grant.ts";
-import { table } from "../util/text_table.ts";
 
 /** The plugin manager and config loader load only when a plugins subcommand runs. */
-const manager = () => import("../plugin/mod.ts");
+const commands = () => import("../plugin/commands.ts");
 
 /** Options of `pluginsCommand`. */
 export interface PluginsCommandOptions {
@@ -34,24 +31,7 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
   sub("list", "List discovered plugins with version, origin and status")
     .option("--json", "print JSON instead of a table")
     .action((flags: PathFlags & { json?: boolean }, cmd: Command) =>
-      guard(cmd, async () => {
-        const worktree = worktreeOf(flags);
-        const { loadConfigReport } = await import("../config/load.ts");
-        const { loadPlugins } = await manager();
-        const { config, trusted, warnings } = await loadConfigReport(worktree);
-        for (const warning of warnings) console.error(`warning: ${warning}`);
-        const loaded = await loadPlugins({
-          ...roots(flags),
-          names: config.plugins,
-          trustLocal: trusted,
-          fresh: true,
-        });
-        loaded.close();
-        const { plugins } = loaded;
-        console.log(
-          flags.json ? JSON.stringify(plugins, null, 2) : formatTable(plugins, worktreeOf(flags)),
-        );
-      })
+      guard(cmd, async () => (await commands()).list(roots(flags), flags))
     );
 
   sub("install <source>", "Install a plugin from a git URL or a local folder")
@@ -59,77 +39,24 @@ export function pluginsCommand(options: PluginsCommandOptions = {}): Command {
     .option("--deps", "cache the packages the manifest requires (deno cache)")
     .option("--force", "replace an installed plugin of the same name")
     .action((source: string, flags: InstallFlags, cmd: Command) =>
-      guard(cmd, async () => {
-        const { describeGrant, installPlugin } = await manager();
-        const done = await installPlugin(source, { ...roots(flags), ...flags });
-        console.log(`Installed ${done.name} ${done.version} (${done.origin}) at ${done.dir}`);
-        console.log(asksFor(describeGrant(done.grant, worktreeOf(flags))));
-        const { isTrusted } = await import("../config/trust.ts");
-        if (done.origin === "local" && !(await isTrusted(worktreeOf(flags)))) {
-          console.error(
-            "note: this worktree is not trusted, so its plugins do not load; run svc trust",
-          );
-        }
-      })
+      guard(cmd, async () => (await commands()).install(source, { ...roots(flags), ...flags }))
     );
 
   sub("update [name]", "Re-fetch one or every installed plugin from its recorded source")
     .option("--global", "only consider global plugins")
     .action((name: string | undefined, flags: InstallFlags, cmd: Command) =>
-      guard(cmd, async () => {
-        const { describeGrant, updatablePlugins, updatePlugin } = await manager();
-        const names = name ? [name] : await updatablePlugins({ ...roots(flags), ...flags });
-        if (names.length === 0) console.log("No installed plugins with a recorded source");
-        const failed: string[] = [];
-        for (const each of names) {
-          try {
-            const done = await updatePlugin(each, { ...roots(flags), ...flags });
-            console.log(
-              `Updated ${done.name} ${done.previous ?? "?"} -> ${done.version} (${done.origin})`,
-            );
-            if (JSON.stringify(done.grant) !== JSON.stringify(done.previousGrant)) {
-              console.log(asksFor(describeGrant(done.grant, worktreeOf(flags)), "now"));
-            }
-          } catch (err) {
-            if (name) throw err;
-            console.error(`${each}: ${(err as Error).message}`);
-            failed.push(each);
-          }
-        }
-        if (failed.length) throw new Error(`Update failed for ${failed.join(", ")}`);
-      })
+      guard(cmd, async () => (await commands()).update(name, { ...roots(flags), ...flags }))
     );
 
   sub("uninstall <name>", "Remove an installed plugin (bundled plugins can only be disabled)")
     .option("--global", "remove the global copy")
     .action((name: string, flags: InstallFlags, cmd: Command) =>
-      guard(cmd, async () => {
-        const { uninstallPlugin } = await manager();
-        const gone = await uninstallPlugin(name, { ...roots(flags), ...flags });
-        console.log(`Uninstalled ${gone.name} (${gone.origin}) from ${gone.dir}`);
-      })
+      guard(cmd, async () => (await commands()).uninstall(name, { ...roots(flags), ...flags }))
     );
 
   sub("test [name]", "Run a plugin's own tests with its permissions, or every plugin's")
     .action((name: string | undefined, flags: PathFlags, cmd: Command) =>
-      guard(cmd, async () => {
-        const { runPluginTests } = await manager();
-        const { isTrusted } = await import("../config/trust.ts");
-        const runs = await runPluginTests(name, {
-          ...roots(flags),
-          trustLocal: await isTrusted(worktreeOf(flags)),
-          onStart: (p) => console.log(`Testing ${p.name} (${p.origin}) in ${p.dir}`),
-        });
-        for (const run of runs) {
-          if (run.code === null) console.log(`${run.name}: ${run.skipped ?? "no tests"}`);
-        }
-        const failed = runs.filter((run) => run.code !== null && run.code !== 0);
-        if (failed.length) {
-          throw new Error(`Tests failed for ${failed.map((r) => r.name).join(", ")}`);
-        }
-        const passed = runs.filter((run) => run.code === 0).length;
-        console.log(runs.length ? `Plugin tests passed: ${passed}` : "No plugins found");
-      })
+      guard(cmd, async () => (await commands()).test(name, roots(flags)))
     );
   return plugins;
 }
@@ -138,14 +65,6 @@ interface InstallFlags extends PathFlags {
   global?: boolean;
   deps?: boolean;
   force?: boolean;
-}
-
-/** What a sandboxed plugin asks for, one permission a line. */
-function asksFor(lines: string[], when = ""): string {
-  const asks = `It runs sandboxed and ${when ? `${when} ` : ""}asks for`;
-  return lines.length
-    ? `${asks}:\n${lines.map((line) => `  ${line}`).join("\n")}`
-    : `${asks} no permissions (it can read only its own folder)`;
 }
 
 /** The worktree: `--path`, else the current folder. */
@@ -167,28 +86,4 @@ async function runGuarded(
     console.error(line);
     setExit(1);
   }
-}
-
-/**
- * Renders plugins as an aligned text table; PERMISSIONS is `all` for bundled plugins, else what
- * the plugin's Worker is granted (`none`, or for example `read=worktree net=api.example.com`).
- */
-export function formatTable(plugins: PluginInfo[], worktree: string): string {
-  if (plugins.length === 0) return "No plugins found";
-  const head = ["NAME", "VERSION", "ORIGIN", "STATUS", "PERMISSIONS", "MESSAGE"];
-  return table(
-    head,
-    plugins.map((p) => [
-      p.name,
-      p.version || "-",
-      p.origin ?? "-",
-      p.status,
-      p.permissions === null
-        ? "-"
-        : p.permissions === "all"
-        ? "all"
-        : grantSummary(p.permissions, worktree),
-      p.message.split("\n")[0],
-    ]),
-  );
 }

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { wholeNumberOrNull } from "./flags.ts";
 
 interface ServeFlags {
   host: string;
@@ -39,7 +40,7 @@ async function serve(flags: ServeFlags): Promise<number> {
     import("../mcp/mod.ts"),
     import("../runtime/runtime.ts"),
   ]);
-  const port = parsePort(flags.port ?? Deno.env.get("SVC_PORT") ?? "8787");
+  const port = wholeNumberOrNull(flags.port ?? Deno.env.get("SVC_PORT") ?? "8787", 0, 65535);
   if (port === null) return usage("--port (or SVC_PORT) must be an integer from 0 to 65535");
   const hostname = flags.host;
   if (!flags.auth && flags.tokenFile) {
@@ -110,12 +111,6 @@ async function serve(flags: ServeFlags): Promise<number> {
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   return 0;
-}
-
-function parsePort(text: string): number | null {
-  if (!/^\d{1,5}$/.test(text)) return null;
-  const port = Number(text);
-  return port <= 65535 ? port : null;
 }
 
 function usage(message: string): number {
