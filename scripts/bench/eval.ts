@@ -64,7 +64,7 @@ const byFixture = new Map<string, number[]>();
 for (let i = 0; i < 120; i++) {
   const fixture = fixtures[i % fixtures.length];
   const start = performance.now();
-  const run = await runTrial(setup, target, fixture, 1, limits);
+  const run = await runTrial(setup, { target, fixture, trial: 1, limits });
   const wall = performance.now() - start;
   if (run.record.outcome !== "pass") throw new Error(`bench trial failed: ${run.record.failures}`);
   if (i >= 20) {

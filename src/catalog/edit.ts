@@ -22,8 +22,7 @@ export function localSkillPath(worktree: string, name: string): string {
 export async function createSkill(
   worktree: string,
   name: string,
-  content: string,
-  description?: string,
+  { content, description }: { content: string; description?: string },
 ): Promise<string> {
   checkName("skill", name);
   if (!content.trim()) throw new Error(`skill ${name} needs some content`);
@@ -57,8 +56,7 @@ export function localTeamsPath(worktree: string): string {
 export async function createTeam(
   worktree: string,
   name: string,
-  stages: readonly string[],
-  description?: string,
+  { stages, description }: { stages: readonly string[]; description?: string },
 ): Promise<string> {
   checkName("team", name);
   if (!stages.length) throw new Error(`team ${name} needs at least one stage type`);

@@ -33,7 +33,10 @@ export function catalogTable(kind: CatalogKind, catalog: Catalog): string {
 }
 
 /** One entry in full; undefined when there is no such entry. */
-export function showEntry(kind: CatalogKind, name: string, catalog: Catalog): string | undefined {
+export function showEntry(
+  catalog: Catalog,
+  { kind, name }: { kind: CatalogKind; name: string },
+): string | undefined {
   const entry = catalog[kind].get(name);
   if (!entry) return undefined;
   if (kind === "types") return showType(entry as AgentType, catalog);

@@ -62,8 +62,16 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
       readEntries(file(local, "types.json"), "agent type", TYPES_EXAMPLE, found[1], confine),
       readEntries(file(globalDir, "teams.json"), "team", TEAMS_EXAMPLE, found[2]),
       readEntries(file(local, "teams.json"), "team", TEAMS_EXAMPLE, found[3], confine),
-      globalDir ? readSkillsDir(join(globalDir, "skills"), "global", found[4]) : [],
-      local ? readSkillsDir(join(local, "skills"), "local", found[5], confine) : [],
+      globalDir
+        ? readSkillsDir(join(globalDir, "skills"), { layer: "global", warnings: found[4] })
+        : [],
+      local
+        ? readSkillsDir(join(local, "skills"), {
+          layer: "local",
+          warnings: found[5],
+          confineTo: confine,
+        })
+        : [],
     ]);
   warnings.push(...found.flat());
   // The entry schemas (and zod) load only when a file or a plugin gave entries to check; the

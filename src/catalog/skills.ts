@@ -77,9 +77,7 @@ async function exists(path: string): Promise<boolean> {
  */
 export async function readSkillsDir(
   dir: string,
-  layer: Layer,
-  warnings: string[],
-  confineTo?: string,
+  { layer, warnings, confineTo }: { layer: Layer; warnings: string[]; confineTo?: string },
 ): Promise<Skill[]> {
   if (missing(dir)) return [];
   if (confineTo) {

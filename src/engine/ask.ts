@@ -36,7 +36,7 @@ export const askTool: Tool = {
 export async function askLead(
   lead: Lead,
   request: AskRequest,
-  signal: AbortSignal,
+  { signal }: { signal: AbortSignal },
 ): Promise<string | null> {
   const reply = await lead.client.chatNonStreaming({
     model: lead.model,

@@ -51,8 +51,12 @@ export function delegateTool(types: readonly AgentType[] = []): Tool {
 export async function delegate(
   lead: LeadEngine,
   typeName: string,
-  task: string,
-  call: { session: SessionLog; signal: AbortSignal; emit: (event: EngineEvent) => void },
+  call: {
+    task: string;
+    session: SessionLog;
+    signal: AbortSignal;
+    emit: (event: EngineEvent) => void;
+  },
 ): Promise<ToolOutput> {
   const agents = lead.deps.agents;
   if (!agents) return { content: "Error: this engine cannot delegate", ok: false };
@@ -62,9 +66,10 @@ export async function delegate(
     const known = [...catalog.types.keys()].sort().join(", ") || "none";
     return { content: `Error: unknown type "${typeName}"; available types: ${known}`, ok: false };
   }
-  const run = await runSubAgent(lead, type, catalog, {
-    brief: task,
-    task,
+  const run = await runSubAgent(lead, type, {
+    catalog,
+    brief: call.task,
+    task: call.task,
     parent: call.session,
     signal: call.signal,
     emit: call.emit,

@@ -164,7 +164,8 @@ export class Engine {
   ): Promise<ToolOutput> {
     return this.#oneAtATime(() => {
       if (options.signal.aborted) return Promise.resolve({ content: "[cancelled]", ok: false });
-      return delegate(this, type, task, {
+      return delegate(this, type, {
+        task,
         session: options.session,
         signal: options.signal,
         emit: options.onEvent ?? (() => {}),
@@ -184,9 +185,13 @@ export class Engine {
         const known = [...(catalog?.teams.keys() ?? [])].sort().join(", ") || "none";
         const message = `unknown team "${name}"; available teams: ${known}`;
         options.onEvent?.({ type: "error", code: "unknown_team", message });
-        return refusedTeamRun(this, name, options.session, { code: "unknown_team", message });
+        return refusedTeamRun(this, {
+          team: name,
+          session: options.session,
+          why: { code: "unknown_team", message },
+        });
       }
-      return await runTeam(this, team, task, catalog, options);
+      return await runTeam(this, team, { ...options, task, catalog });
     });
   }
 
@@ -199,7 +204,7 @@ export class Engine {
   /** The `ask` channel: lead for sub-agents (falls back to human), human, or no one. */
   async #ask(request: AskRequest, signal: AbortSignal): Promise<string | null> {
     if (request.target === "lead" && this.deps.lead) {
-      const answer = await askLead(this.deps.lead, request, signal);
+      const answer = await askLead(this.deps.lead, request, { signal });
       if (answer !== null) return answer;
     }
     return this.deps.askHuman ? await this.deps.askHuman(request, signal) : null;

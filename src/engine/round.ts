@@ -21,8 +21,7 @@ export interface RoundOutcome {
 export async function streamRound(
   client: ChatClient,
   request: ChatRequest,
-  signal: AbortSignal,
-  emit: (event: EngineEvent) => void,
+  { signal, emit }: { signal: AbortSignal; emit: (event: EngineEvent) => void },
 ): Promise<RoundOutcome> {
   const out: RoundOutcome = {
     content: "",

@@ -48,9 +48,9 @@ export async function readRunMemory(path: string): Promise<string> {
  */
 export async function summarizeRun(
   model: SummaryModel | null,
-  update: MemoryUpdate,
-  signal: AbortSignal,
+  update: MemoryUpdate & { signal: AbortSignal },
 ): Promise<{ text: string; summarized: boolean }> {
+  const { signal } = update;
   if (model && !signal.aborted) {
     const reply = await model.client.chatNonStreaming({
       model: model.model,

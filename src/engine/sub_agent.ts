@@ -56,7 +56,7 @@ export function typePrompt(type: AgentType, catalog: Catalog): string {
 export function subAgentPermissions(
   lead: ToolPermission,
   type: AgentType,
-  depth: number,
+  { depth }: { depth: number },
 ): ToolPermission {
   const merged = tightenPermissions({ ...lead, ...type.tool_permission }, type.tighten);
   if (depth >= MAX_DELEGATION_DEPTH) merged.delegate = "deny";
@@ -71,13 +71,12 @@ export function subAgentPermissions(
 export function typeOverrides(
   permissions: ToolPermission,
   type: AgentType,
-  catalog: Catalog,
-  depth: number,
+  { catalog, depth }: { catalog: Catalog; depth: number },
 ): EngineOverrides {
   return {
     typePrompt: typePrompt(type, catalog),
     ...(type.model ? { model: type.model, modelFrom: "type" as const } : {}),
-    tool_permission: subAgentPermissions(permissions, type, depth),
+    tool_permission: subAgentPermissions(permissions, type, { depth }),
     ...(type.tools_deny?.length ? { "tools.deny": type.tools_deny } : {}),
   };
 }
@@ -91,12 +90,14 @@ export function typeOverrides(
 export function subAgentOverrides(
   lead: EngineDeps,
   type: AgentType,
-  catalog: Catalog,
-  run: { task: string; session: SessionLog; mode?: "plan" | "build" },
+  run: { catalog: Catalog; task: string; session: SessionLog; mode?: "plan" | "build" },
 ): EngineOverrides {
   const askHuman = lead.askHuman;
   return {
-    ...typeOverrides(lead.config.tool_permission, type, catalog, lead.depth + 1),
+    ...typeOverrides(lead.config.tool_permission, type, {
+      catalog: run.catalog,
+      depth: lead.depth + 1,
+    }),
     mode: lead.config.mode === "plan" ? "plan" : run.mode ?? "build",
     headless: true,
     lead: {
@@ -122,8 +123,8 @@ export function subAgentOverrides(
 export async function runSubAgent(
   lead: LeadEngine,
   type: AgentType,
-  catalog: Catalog,
   run: {
+    catalog: Catalog;
     brief: string;
     task: string;
     parent: SessionLog;
@@ -139,7 +140,12 @@ export async function runSubAgent(
   let engine;
   try {
     engine = await lead.derive(
-      subAgentOverrides(lead.deps, type, catalog, { task: run.task, session, mode: run.mode }),
+      subAgentOverrides(lead.deps, type, {
+        catalog: run.catalog,
+        task: run.task,
+        session,
+        mode: run.mode,
+      }),
     );
   } catch (err) {
     const error = {

@@ -3,7 +3,7 @@
  * results; afterwards the run is summarized into the team memory (`.svc/teams/<name>/memory.md`).
  */
 import { join } from "../util/posix_path.ts";
-import type { Catalog, Team } from "../catalog/types.ts";
+import type { AgentType, Catalog, Team } from "../catalog/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { TurnStatus } from "../shared/types.ts";
 import { localDir } from "../util/dirs.ts";
@@ -61,10 +61,12 @@ export function teamMemoryPath(worktree: string, team: string): string {
  */
 export function stageBrief(
   team: Team,
-  task: string,
-  index: number,
-  earlier: readonly SubAgentRun[],
-  memory: string,
+  { task, index, earlier, memory }: {
+    task: string;
+    index: number;
+    earlier: readonly SubAgentRun[];
+    memory: string;
+  },
 ): string {
   const stage = team.stages[index];
   const parts = [
@@ -88,6 +90,12 @@ function capped(text: string): string {
   return `${text.slice(0, STAGE_RESULT_MAX)}\n[... truncated at ${STAGE_RESULT_MAX} characters]`;
 }
 
+/** What a team run needs besides the lead and the team. */
+export interface TeamRunInput extends TeamRunOptions {
+  task: string;
+  catalog: Catalog;
+}
+
 /**
  * Runs `team` on `task` under `lead`. Every stage's type must exist and every type model must
  * pass the approval gate before the first stage runs; a stage that fails (status error, empty or
@@ -97,46 +105,22 @@ function capped(text: string): string {
 export async function runTeam(
   lead: LeadEngine,
   team: Team,
-  task: string,
-  catalog: Catalog,
-  options: TeamRunOptions,
+  options: TeamRunInput,
 ): Promise<TeamRun> {
+  const { task } = options;
   const started = performance.now();
   const emit = options.onEvent ?? (() => {});
   const signal = options.signal ?? new AbortController().signal;
   const agents = lead.deps.agents;
   if (!agents) throw new Error("runTeam needs an engine built by a runtime");
-  const refuse = (code: string, message: string): TeamRun => {
-    emit({ type: "error", code, message });
-    return refusedTeamRun(lead, team.name, options.session, { code, message }, started);
-  };
-  if (!TEAM_NAME.test(team.name) || team.name.includes("..")) {
-    return refuse("team", `team name "${team.name}" cannot name a memory folder`);
+  const types = await stageTypes(team, {
+    catalog: options.catalog,
+    checkModel: (model) => agents.checkModel(model),
+  });
+  if (!Array.isArray(types)) {
+    emit({ type: "error", code: types.code, message: types.message });
+    return refusedTeamRun(lead, { team: team.name, session: options.session, why: types, started });
   }
-  if (!team.stages.length) return refuse("team", `team "${team.name}" has no stages`);
-  const types = [];
-  for (const [i, stage] of team.stages.entries()) {
-    const type = catalog.types.get(stage.type);
-    if (!type) {
-      const known = [...catalog.types.keys()].sort().join(", ") || "none";
-      return refuse(
-        "unknown_type",
-        `unknown type "${stage.type}" in stage ${
-          i + 1
-        } of team "${team.name}"; available types: ${known}`,
-      );
-    }
-    types.push(type);
-  }
-  // The approval gate, once for the whole team, before anything runs.
-  for (const model of new Set(types.flatMap((t) => t.model ? [t.model] : []))) {
-    try {
-      await agents.checkModel(model);
-    } catch (err) {
-      return refuse("provider", (err as Error).message);
-    }
-  }
-
   const memoryPath = teamMemoryPath(lead.deps.worktree, team.name);
   const memory = await readRunMemory(memoryPath);
   await options.session.appendMessage({
@@ -144,45 +128,12 @@ export async function runTeam(
     content: `team ${team.name}: ${task}`,
     timestamp: new Date().toISOString(),
   });
-  const runs: SubAgentRun[] = [];
-  const stages: StageReport[] = [];
-  for (const [i, stage] of team.stages.entries()) {
-    if (signal.aborted) break;
-    options.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type });
-    const run = await runSubAgent(lead, types[i], catalog, {
-      brief: stageBrief(team, task, i, runs, memory),
-      task,
-      parent: options.session,
-      mode: stage.mode,
-      signal,
-      emit,
-    });
-    runs.push(run);
-    const report = {
-      stage: i + 1,
-      type: stage.type,
-      session: run.session,
-      status: run.result.status,
-      duration: run.result.duration,
-    };
-    stages.push(report);
-    options.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type, report });
-    if (!succeeded(run.result)) break;
-  }
+  const { runs, stages } = await runStages(lead, { ...options, team, types, memory, signal, emit });
   const last = runs[runs.length - 1];
   const errors: TurnError[] = [...(last?.result.errors ?? [])];
-  let written: string | null = null;
-  if (runs.length) {
-    const text = await summarize(lead, team, task, runs, memory, signal);
-    try {
-      await writeRunMemory(memoryPath, text, lead.deps.trusted ? undefined : lead.deps.worktree);
-      written = memoryPath;
-    } catch (err) {
-      const message = `could not write the team memory ${memoryPath}: ${(err as Error).message}`;
-      errors.push({ code: "team_memory", message, at: new Date().toISOString() });
-      emit({ type: "warning", message });
-    }
-  }
+  const written = runs.length
+    ? await saveMemory(lead, { team, task, runs, memory, memoryPath, signal, emit, errors })
+    : null;
   const status: TurnStatus = signal.aborted && (!last || succeeded(last.result))
     ? "cancelled"
     : last?.result.status ?? "cancelled";
@@ -202,13 +153,126 @@ export async function runTeam(
   };
 }
 
+/**
+ * The agent types of `team`'s stages, or why the team cannot run: a name that cannot name a
+ * memory folder, no stages, an unknown type, or a type model the approval gate refuses (checked
+ * once for the whole team, before anything runs).
+ */
+async function stageTypes(
+  team: Team,
+  { catalog, checkModel }: { catalog: Catalog; checkModel: (model: string) => Promise<void> },
+): Promise<AgentType[] | { code: string; message: string }> {
+  if (!TEAM_NAME.test(team.name) || team.name.includes("..")) {
+    return { code: "team", message: `team name "${team.name}" cannot name a memory folder` };
+  }
+  if (!team.stages.length) return { code: "team", message: `team "${team.name}" has no stages` };
+  const types = [];
+  for (const [i, stage] of team.stages.entries()) {
+    const type = catalog.types.get(stage.type);
+    if (!type) {
+      const known = [...catalog.types.keys()].sort().join(", ") || "none";
+      return {
+        code: "unknown_type",
+        message: `unknown type "${stage.type}" in stage ${
+          i + 1
+        } of team "${team.name}"; available types: ${known}`,
+      };
+    }
+    types.push(type);
+  }
+  for (const model of new Set(types.flatMap((t) => t.model ? [t.model] : []))) {
+    try {
+      await checkModel(model);
+    } catch (err) {
+      return { code: "provider", message: (err as Error).message };
+    }
+  }
+  return types;
+}
+
+/** Runs the stages in order; stops after a stage that did not succeed, or when cancelled. */
+async function runStages(
+  lead: LeadEngine,
+  run: TeamRunInput & {
+    team: Team;
+    types: AgentType[];
+    memory: string;
+    signal: AbortSignal;
+    emit: (event: EngineEvent) => void;
+  },
+): Promise<{ runs: SubAgentRun[]; stages: StageReport[] }> {
+  const { team, task } = run;
+  const runs: SubAgentRun[] = [];
+  const stages: StageReport[] = [];
+  for (const [i, stage] of team.stages.entries()) {
+    if (run.signal.aborted) break;
+    run.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type });
+    const sub = await runSubAgent(lead, run.types[i], {
+      catalog: run.catalog,
+      brief: stageBrief(team, { task, index: i, earlier: runs, memory: run.memory }),
+      task,
+      parent: run.session,
+      mode: stage.mode,
+      signal: run.signal,
+      emit: run.emit,
+    });
+    runs.push(sub);
+    const report = {
+      stage: i + 1,
+      type: stage.type,
+      session: sub.session,
+      status: sub.result.status,
+      duration: sub.result.duration,
+    };
+    stages.push(report);
+    run.onStage?.({ stage: i + 1, of: team.stages.length, type: stage.type, report });
+    if (!succeeded(sub.result)) break;
+  }
+  return { runs, stages };
+}
+
+/** A team run whose stages are done, as the team memory sees it. */
+interface FinishedRun {
+  team: Team;
+  task: string;
+  runs: readonly SubAgentRun[];
+  memory: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Summarizes the run into the team memory file; the path written, or null when writing failed
+ * (then `errors` holds a `team_memory` error and a warning is emitted).
+ */
+async function saveMemory(
+  lead: LeadEngine,
+  run: FinishedRun & {
+    memoryPath: string;
+    emit: (event: EngineEvent) => void;
+    errors: TurnError[];
+  },
+): Promise<string | null> {
+  const text = await summarize(lead, run);
+  try {
+    await writeRunMemory(run.memoryPath, text, lead.deps.trusted ? undefined : lead.deps.worktree);
+    return run.memoryPath;
+  } catch (err) {
+    const message = `could not write the team memory ${run.memoryPath}: ${(err as Error).message}`;
+    run.errors.push({ code: "team_memory", message, at: new Date().toISOString() });
+    run.emit({ type: "warning", message });
+    return null;
+  }
+}
+
 /** A team run that could not start: no stage ran, status `error`, the reason as its error. */
 export function refusedTeamRun(
   lead: LeadEngine,
-  team: string,
-  session: SessionLog,
-  why: { code: string; message: string },
-  started = performance.now(),
+  { team, session, why, started = performance.now() }: {
+    team: string;
+    session: SessionLog;
+    why: { code: string; message: string };
+    started?: number;
+  },
 ): TeamRun {
   const error = { ...why, at: new Date().toISOString() };
   return {
@@ -234,11 +298,7 @@ export function refusedTeamRun(
  */
 async function summarize(
   lead: LeadEngine,
-  team: Team,
-  task: string,
-  runs: readonly SubAgentRun[],
-  memory: string,
-  signal: AbortSignal,
+  { team, task, runs, memory, signal }: FinishedRun,
 ): Promise<string> {
   const at = new Date().toISOString();
   const transcript = runs.map((run, i) =>
@@ -256,6 +316,7 @@ async function summarize(
     memory,
     run: transcript,
     fallback: `## Run ${at}: ${task.split("\n")[0].slice(0, 200)}\n\n${lines.join("\n")}\n`,
-  }, signal);
+    signal,
+  });
   return text;
 }

@@ -105,19 +105,14 @@ export class Turn {
   ): Promise<TurnStatus | null> {
     const { deps } = this.engine;
     const roundStart = performance.now();
-    const outcome = await streamRound(
-      deps.client,
-      {
-        model: deps.model,
-        messages: buildContext(system, this.session.data.messages, this.session.live),
-        tools: schemas.length ? schemas : undefined,
-        temperature: deps.config.temperature,
-        max_tokens: deps.config.max_tokens,
-        reasoning: deps.config.reasoning,
-      },
-      this.signal,
-      this.emit,
-    );
+    const outcome = await streamRound(deps.client, {
+      model: deps.model,
+      messages: buildContext(system, this.session.data.messages, this.session.live),
+      tools: schemas.length ? schemas : undefined,
+      temperature: deps.config.temperature,
+      max_tokens: deps.config.max_tokens,
+      reasoning: deps.config.reasoning,
+    }, { signal: this.signal, emit: this.emit });
     this.#usage = addUsage(this.#usage, outcome.usage);
     this.#thinking += outcome.thinking;
     const calls = outcome.completed || outcome.finishReason === "tool_calls"

@@ -122,8 +122,10 @@ export function aggregate(trials: readonly TrialRecord[]): Aggregate {
 /** One fixture's result for one model. */
 export function fixtureResult(
   id: string,
-  model: { model: string; provider: string },
-  trials: Array<TrialRecord & { transcript?: string }>,
+  { model, trials }: {
+    model: { model: string; provider: string };
+    trials: Array<TrialRecord & { transcript?: string }>;
+  },
 ): FixtureResult {
   const agg = aggregate(trials);
   return {

@@ -71,9 +71,12 @@ export function sha256(text: string): string {
 /** The provenance of a run of `fixtures` with `setup` against `models`. */
 export async function provenance(
   setup: EvalSetup,
-  fixtures: readonly Fixture[],
-  models: readonly ModelProvenance[],
-  settings: { repeats: number; limits: TrialLimits },
+  { fixtures, models, ...settings }: {
+    fixtures: readonly Fixture[];
+    models: readonly ModelProvenance[];
+    repeats: number;
+    limits: TrialLimits;
+  },
 ): Promise<Provenance> {
   const config = setup.config;
   const system = await composeSystemMessages(
@@ -119,8 +122,7 @@ export function modelProvenance(
 /** The report of finished results. */
 export function buildReport(
   results: EvalResults,
-  provenance: Provenance,
-  dir: string,
+  { provenance, dir }: { provenance: Provenance; dir: string },
 ): EvalReport {
   const fixtures = results.models.flatMap((m) => m.results);
   return {
@@ -145,8 +147,7 @@ export function modelFolder(index: number, model: string): string {
 /** Writes one trial's transcript; returns its path relative to `dir`. */
 export async function writeTranscript(
   dir: string,
-  folder: string,
-  run: TrialRun,
+  { folder, run }: { folder: string; run: TrialRun },
 ): Promise<string> {
   const relative = join(
     "transcripts",

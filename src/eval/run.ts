@@ -69,7 +69,13 @@ export async function runEval(
     for (const fixture of plan.fixtures) {
       const trials: Array<TrialRecord & { transcript?: string }> = [];
       for (let trial = 1; trial <= plan.repeats; trial++) {
-        const run = await runTrial(setup, target, fixture, trial, plan.limits, options.signal);
+        const run = await runTrial(setup, {
+          target,
+          fixture,
+          trial,
+          limits: plan.limits,
+          signal: options.signal,
+        });
         done++;
         if (run.record.outcome === "pass") passes++;
         const transcript = await options.onTrial?.({
@@ -82,7 +88,7 @@ export async function runEval(
         });
         trials.push(transcript ? { ...run.record, transcript } : run.record);
       }
-      results.push(fixtureResult(fixture.id, connection, trials));
+      results.push(fixtureResult(fixture.id, { model: connection, trials }));
     }
     const summary = modelSummary(
       { model: connection.model, provider: connection.provider, base_url: connection.baseUrl },

@@ -38,7 +38,7 @@ export function wilson(passes: number, n: number, z = Z95): Interval {
  * as C(passes, k) / C(n, k) (the unbiased estimator of tau-bench). pass^1 is the pass rate;
  * pass^n is 1 only when every trial passed.
  */
-export function passHatK(passes: number, n: number, k: number): number {
+export function passHatK({ passes, n }: { passes: number; n: number }, k: number): number {
   if (!(k >= 1 && k <= n) || passes < 0 || passes > n) {
     throw new RangeError(`pass^k: need 1 <= k <= n and 0 <= passes <= n (got k=${k}, n=${n})`);
   }
@@ -52,7 +52,7 @@ export function passHatK(passes: number, n: number, k: number): number {
 /** pass^k for every k from 1 to n, keyed by k. */
 export function passHatKAll(passes: number, n: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (let k = 1; k <= n; k++) out[String(k)] = passHatK(passes, n, k);
+  for (let k = 1; k <= n; k++) out[String(k)] = passHatK({ passes, n }, k);
   return out;
 }
 

@@ -174,11 +174,14 @@ export class EvalCancelled extends Error {
  */
 export async function runTrial(
   setup: EvalSetup,
-  target: EvalTarget,
-  fixture: Fixture,
-  trial: number,
-  limits: TrialLimits,
-  signal?: AbortSignal,
+  { target, fixture, trial, limits, signal }: {
+    target: EvalTarget;
+    fixture: Fixture;
+    /** The trial's number, from 1. */
+    trial: number;
+    limits: TrialLimits;
+    signal?: AbortSignal;
+  },
 ): Promise<TrialRun> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-eval-trial-" }));
   try {
@@ -281,37 +284,12 @@ function judge(
     files: ctx.files,
     worktree: ctx.worktree,
   }, ctx.canonical);
-  let outcome: Outcome;
-  let failures: string[];
-  if (ctx.stop === "timeout") {
-    outcome = "timeout";
-    failures = [`the turn took longer than ${ctx.limits.timeoutMs / 1000} s`];
-  } else if (ctx.stop === "turn_limit") {
-    outcome = "turn_limit";
-    failures = [`the model asked for more than ${ctx.limits.maxRounds} rounds of tool calls`];
-  } else if (result.status === "error") {
-    outcome = "engine_error";
-    failures = result.errors.map((e) => `${e.code}: ${e.message}`);
-  } else {
-    failures = [...verdict.failures];
-    if (result.status !== "ok") failures.unshift(`the turn ended with status ${result.status}`);
-    outcome = failures.length ? "fail" : "pass";
-  }
+  const { outcome, failures } = outcomeOf(result, { ...ctx, verdict });
   // A backend failure says nothing about how the model uses tools: its trace is not scored.
   const scores = fixture.expected && outcome !== "engine_error"
     ? traceScores(trace, fixture.expected.map(ctx.canonical))
     : null;
-  const usage = result.usage;
-  const tokens: Tokens | null = usage
-    ? {
-      prompt: usage.prompt_tokens ?? null,
-      completion: usage.completion_tokens ?? null,
-      total: usage.total_tokens ??
-        (usage.prompt_tokens !== undefined && usage.completion_tokens !== undefined
-          ? usage.prompt_tokens + usage.completion_tokens
-          : null),
-    }
-    : null;
+  const tokens = tokensOf(result.usage);
   const record: TrialRecord = {
     trial,
     outcome,
@@ -348,5 +326,50 @@ function judge(
         errors: session.errors,
       },
     },
+  };
+}
+
+/** How a turn ended for scoring, and why it failed: a stop, an engine error, or the verifier. */
+function outcomeOf(
+  result: TurnResult,
+  { stop, limits, verdict }: {
+    stop: "timeout" | "turn_limit" | null;
+    limits: TrialLimits;
+    verdict: { failures: readonly string[] };
+  },
+): { outcome: Outcome; failures: string[] } {
+  if (stop === "timeout") {
+    return {
+      outcome: "timeout",
+      failures: [`the turn took longer than ${limits.timeoutMs / 1000} s`],
+    };
+  }
+  if (stop === "turn_limit") {
+    return {
+      outcome: "turn_limit",
+      failures: [`the model asked for more than ${limits.maxRounds} rounds of tool calls`],
+    };
+  }
+  if (result.status === "error") {
+    return {
+      outcome: "engine_error",
+      failures: result.errors.map((e) => `${e.code}: ${e.message}`),
+    };
+  }
+  const failures = [...verdict.failures];
+  if (result.status !== "ok") failures.unshift(`the turn ended with status ${result.status}`);
+  return { outcome: failures.length ? "fail" : "pass", failures };
+}
+
+/** The token counts of a turn; the total is summed when the provider gave only the parts. */
+function tokensOf(usage: TurnResult["usage"]): Tokens | null {
+  if (!usage) return null;
+  return {
+    prompt: usage.prompt_tokens ?? null,
+    completion: usage.completion_tokens ?? null,
+    total: usage.total_tokens ??
+      (usage.prompt_tokens !== undefined && usage.completion_tokens !== undefined
+        ? usage.prompt_tokens + usage.completion_tokens
+        : null),
   };
 }

@@ -113,13 +113,17 @@ function matchesSome(
   return evidence.calls.some((call) =>
     call.normalized && call.name === tool &&
     Object.entries(check.match).every(([key, matcher]) =>
-      matches(call.args[key], matcher, evidence.worktree)
+      matches(call.args[key], matcher, { worktree: evidence.worktree })
     )
   );
 }
 
 /** Whether one argument value satisfies a matcher. */
-export function matches(value: unknown, matcher: Matcher, worktree: string): boolean {
+export function matches(
+  value: unknown,
+  matcher: Matcher,
+  { worktree }: { worktree: string },
+): boolean {
   if (typeof matcher !== "object") return value === matcher;
   if ("path" in matcher) {
     return typeof value === "string" && value !== "" &&

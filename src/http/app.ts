@@ -59,7 +59,7 @@ export async function createServeApp(
       },
     },
   };
-  const endpoints = await mountServices(runtime.plugins.services, ctx, warn);
+  const endpoints = await mountServices(runtime.plugins.services, { ctx, warn });
   return {
     runtime,
     engine,

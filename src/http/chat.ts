@@ -35,9 +35,7 @@ const FIELDS = new Set(["prompt", "session_id"]);
  */
 export async function handleChat(
   request: Request,
-  deps: ChatDeps,
-  limits: BodyLimits,
-  sessions: SessionCache,
+  { deps, limits, sessions }: { deps: ChatDeps; limits: BodyLimits; sessions: SessionCache },
 ): Promise<Response> {
   const body = await readJsonBody(request, limits);
   if (!body.ok) return body.response;

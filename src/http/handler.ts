@@ -82,7 +82,7 @@ export function createHandler(
       case "/sessions":
         return json({ sessions: await app.store.list() });
       default:
-        return await handleChat(request, app, chatLimits, sessions);
+        return await handleChat(request, { deps: app, limits: chatLimits, sessions });
     }
   };
   return async (request) => {

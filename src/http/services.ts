@@ -10,8 +10,7 @@ const CORE_PATHS = new Set(["/chat", "/sessions", "/health", "/version"]);
  */
 export async function mountServices(
   services: readonly ServiceDef[],
-  ctx: ServiceContext,
-  warn: (message: string) => void,
+  { ctx, warn }: { ctx: ServiceContext; warn: (message: string) => void },
 ): Promise<Map<string, HttpEndpoint>> {
   const endpoints = new Map<string, HttpEndpoint>();
   for (const service of services) {

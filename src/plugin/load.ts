@@ -213,7 +213,7 @@ async function activate(
     if (fn === undefined) continue;
     if (typeof fn !== "function") return `${hook} failed: ${hook} is not a function`;
     const list: unknown[] = [];
-    const { registrar, seal } = makeRegistrar(kind, key, list);
+    const { registrar, seal } = makeRegistrar(kind, { key, list });
     try {
       await withTimeout(Promise.resolve(fn(registrar)), timeouts.hook);
     } catch (err) {

@@ -37,10 +37,12 @@ export interface CacheSlot {
  */
 export async function cacheSlot(
   cacheDir: string,
-  pluginDir: string,
-  manifest: unknown,
-  entries: FolderEntry[],
-  grant: Pick<PluginGrant, "env">,
+  { pluginDir, manifest, entries, grant }: {
+    pluginDir: string;
+    manifest: unknown;
+    entries: FolderEntry[];
+    grant: Pick<PluginGrant, "env">;
+  },
 ): Promise<CacheSlot> {
   const env = grant.env.map((name) => [name, Deno.env.get(name) ?? null]);
   const key = await sha256(

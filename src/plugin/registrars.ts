@@ -68,7 +68,10 @@ export function emptyRegistrations(): Registrations {
  * tools without `run`), so a malformed registration fails the hook. Calls after `seal()` are
  * ignored: a hook cannot add items once it has returned.
  */
-export function makeRegistrar(kind: keyof Registrations, key: string, list: unknown[]) {
+export function makeRegistrar(
+  kind: keyof Registrations,
+  { key, list }: { key: string; list: unknown[] },
+) {
   let sealed = false;
   return {
     registrar: {

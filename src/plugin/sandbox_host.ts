@@ -81,10 +81,14 @@ export class PluginSandbox {
     options: SandboxStart,
   ): Promise<{ sandbox: PluginSandbox; registrations: RegistrationData } | string> {
     const sandbox = new PluginSandbox(options.name);
-    const transport = openTransport(options.name, options.grant, {
-      message: (message) => sandbox.#receive(message),
-      ended: (reason) => sandbox.stop(reason),
-    }, options.transport);
+    const transport = openTransport(options.name, {
+      grant: options.grant,
+      events: {
+        message: (message) => sandbox.#receive(message),
+        ended: (reason) => sandbox.stop(reason),
+      },
+      kind: options.transport,
+    });
     if (typeof transport === "string") return transport;
     sandbox.#transport = transport;
     const outcome = await sandbox.#load(pathToFileURL(options.entryPath).href, options.timeouts);

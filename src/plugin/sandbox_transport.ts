@@ -31,9 +31,11 @@ export interface Transport {
 /** Opens the connection of the plugin `name` with `grant`; a string says why it cannot. */
 export function openTransport(
   name: string,
-  grant: PluginGrant,
-  events: TransportEvents,
-  kind: "process" | "worker" = canSpawnDeno() ? "process" : "worker",
+  { grant, events, kind = canSpawnDeno() ? "process" : "worker" }: {
+    grant: PluginGrant;
+    events: TransportEvents;
+    kind?: "process" | "worker";
+  },
 ): Transport | string {
   try {
     return kind === "process" ? processTransport(name, grant, events) : workerTransport(

@@ -92,7 +92,7 @@ async function load(entry: string): Promise<void> {
     post({ t: "phase", phase: hook });
     const list: unknown[] = [];
     const crossing: unknown[] = [];
-    const { registrar, seal } = makeRegistrar(kind, key, list);
+    const { registrar, seal } = makeRegistrar(kind, { key, list });
     const checked = {
       add(item: unknown): void {
         const before = list.length;

@@ -69,7 +69,12 @@ export async function activateSandboxed(
       transport: options.transport,
     });
   const slot = options.cacheDir && c.manifest && cacheable(c.manifest)
-    ? await cacheSlot(options.cacheDir, scan.root, c.manifest, scan.entries, granted.grant)
+    ? await cacheSlot(options.cacheDir, {
+      pluginDir: scan.root,
+      manifest: c.manifest,
+      entries: scan.entries,
+      grant: granted.grant,
+    })
     : null;
   const cached = slot && !options.fresh ? await readCache(slot) : null;
   if (slot && cached) {

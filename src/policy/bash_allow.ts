@@ -33,11 +33,10 @@ export interface BashVerdict {
  */
 export function bashAllowPolicy(
   command: string,
-  prefixes: string[] | undefined,
-  worktree: string,
+  { prefixes, worktree }: { prefixes: string[] | undefined; worktree: string },
 ): Resolved | undefined {
   if (!prefixes?.length) return undefined;
-  const verdict = bashAllowed(command, prefixes, worktree);
+  const verdict = bashAllowed(command, { prefixes, worktree });
   if (!verdict.ok) return { action: "deny", reason: verdict.reason };
   return verdict.ask ? { action: "ask", reason: verdict.ask } : undefined;
 }
@@ -47,8 +46,16 @@ const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
 
 const ALLOWED: BashVerdict = { ok: true, reason: "every segment starts with an allowed prefix" };
 
+/** Where and against which allowlist `bashAllowed` checks a command. */
+export interface BashAllowScope {
+  /** The allowed command prefixes, the `bash_allow` list. */
+  prefixes: string[];
+  /** The folder paths must stay inside. */
+  worktree: string;
+}
+
 /** Decides whether `command` passes the `prefixes` allowlist in `worktree`; fails closed. */
-export function bashAllowed(command: string, prefixes: string[], worktree: string): BashVerdict {
+export function bashAllowed(command: string, { prefixes, worktree }: BashAllowScope): BashVerdict {
   if (command.length > MAX_COMMAND_CHARS) {
     return deny("budget", `it is longer than ${MAX_COMMAND_CHARS} characters`);
   }
@@ -131,10 +138,10 @@ function outsideReason(
   const args = seg.words.filter((_, i) => i >= skip && !facts.code.has(i - 1));
   const inputs = seg.redirects.filter((r) => r.target && !r.write).map((r) => r.target!);
   for (const word of [...args, ...inputs]) {
-    const why = wordOutside(word, cwds, paths);
+    const why = wordOutside(word, { cwds, judge: paths });
     if (why) return `${why}: ${clip(word.text)}`;
   }
-  const read = facts.reads.find((path) => literalOutside(path, cwds, paths));
+  const read = facts.reads.find((path) => literalOutside(path, { cwds, judge: paths }));
   return read === undefined ? undefined : `names a path outside the worktree: ${clip(read)}`;
 }
 
@@ -168,7 +175,7 @@ function checkSegment(
   }
   const matched = allowed.filter((prefix) => startsWith(seg.words, prefix));
   if (!matched.length) return "prefix";
-  const rule = checkArguments(name, args, inside, facts);
+  const rule = checkArguments(name, args, { inside, facts });
   if (rule) return rule;
   const skip = Math.max(...matched.map((p) => p.length));
   return name === "cd" ? { skip, cd: args[0].text } : { skip };

@@ -32,8 +32,7 @@ export interface ArgumentFacts {
 export function checkArguments(
   name: string,
   args: Word[],
-  inside: PathCheck,
-  facts: ArgumentFacts = { reads: [], code: new Set() },
+  { inside, facts = { reads: [], code: new Set() } }: { inside: PathCheck; facts?: ArgumentFacts },
 ): RuleId | null {
   const words = args.map((w) => w.text);
   const literal = args.every((w) => !w.expands && !w.glob);

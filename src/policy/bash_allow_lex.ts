@@ -41,6 +41,7 @@ const QUOTED = "\0";
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Splits `src` into segments; rejects syntax it does not fully understand. */
+// One piece: a lexer's state machine; its quote, word and segment state is shared by every branch.
 export function lexCommand(src: string): LexResult {
   if (/[\n\r]/.test(src)) return { error: "multiline" };
   // deno-lint-ignore no-control-regex

@@ -128,11 +128,17 @@ function segments(path: string): number {
 }
 const SEQUENCE = /^(-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(\.\.-?\d+)?$/;
 
+/** The folders a segment may run in, and the judge of the paths it names from there. */
+export interface PathsFrom {
+  cwds: string[];
+  judge: PathJudge;
+}
+
 /**
  * Why `word` may name a path outside the worktree from any of `cwds`, or null. Variables may hold
  * any path; a tilde expands to a home folder; globs are matched against the real folders.
  */
-export function wordOutside(word: Word, cwds: string[], judge: PathJudge): string | null {
+export function wordOutside(word: Word, { cwds, judge }: PathsFrom): string | null {
   if (word.variable) return `uses a variable that may name a path outside the worktree`;
   for (const alt of braceAlternatives({ text: word.text, mask: word.mask }, judge.budget)) {
     if (/(^|[=:])~/.test(alt.mask)) return "names a path outside the worktree";
@@ -146,7 +152,7 @@ export function wordOutside(word: Word, cwds: string[], judge: PathJudge): strin
 }
 
 /** Whether a literal path (a file named inside a sed script) lands outside from any of `cwds`. */
-export function literalOutside(path: string, cwds: string[], judge: PathJudge): boolean {
+export function literalOutside(path: string, { cwds, judge }: PathsFrom): boolean {
   const piece = { text: path, mask: "\0".repeat(path.length) };
   return cwds.some((cwd) => pieceOutside(piece, cwd, judge));
 }

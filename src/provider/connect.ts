@@ -36,7 +36,10 @@ export async function resolveConnection(
   const table = providerTable(pluginProviders);
   const registry = await loadProviders(options);
   const warnings = registry.warning ? [registry.warning] : [];
-  const { provider, baseUrl, model, unfolded } = resolveModelRef(config, table, registry.entries);
+  const { provider, baseUrl, model, unfolded } = resolveModelRef(config, {
+    table,
+    stored: registry.entries,
+  });
   const info = table.get(provider);
   const stored = registry.entries[provider];
   let apiKey = stored?.api_key ?? "";

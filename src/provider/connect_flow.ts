@@ -15,6 +15,14 @@ export interface ConnectPlan {
   headers?: Record<string, string>;
 }
 
+/** What `planConnect` needs besides the target; `dir` is the provider registry's folder. */
+export interface PlanConnectOptions extends RegistryOptions {
+  /** The name of a custom provider; derived from the host when absent. */
+  name?: string;
+  /** Providers the plugins define, beside the built-in ones. */
+  pluginProviders?: readonly ProviderDef[];
+}
+
 /**
  * Resolves a `/connect` target: a known provider name (its stored or default address), or a URL
  * (a known host or a plugin's default address selects that provider; anything else becomes a
@@ -22,9 +30,7 @@ export interface ConnectPlan {
  */
 export async function planConnect(
   target: string,
-  name: string | undefined,
-  pluginProviders: readonly ProviderDef[] = [],
-  options: RegistryOptions = {},
+  { name, pluginProviders = [], ...options }: PlanConnectOptions = {},
 ): Promise<ConnectPlan> {
   const table = providerTable(pluginProviders);
   const { entries } = await loadProviders(options);

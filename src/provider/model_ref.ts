@@ -27,8 +27,10 @@ const NO_BACKEND =
  */
 export function resolveModelRef(
   config: Pick<Config, "provider" | "base_url" | "model">,
-  table: ProviderTable,
-  stored: Readonly<Record<string, ProviderEntry>>,
+  { table, stored }: {
+    table: ProviderTable;
+    stored: Readonly<Record<string, ProviderEntry>>;
+  },
 ): ResolvedModel {
   let baseUrl = config.base_url?.trim() ? trimBaseUrl(config.base_url) : undefined;
   let provider = config.provider?.trim() || undefined;

@@ -10,7 +10,7 @@ import type { ChatRequest } from "./types.ts";
 export function buildPayload(
   provider: string,
   request: ChatRequest,
-  stream: boolean,
+  { stream }: { stream: boolean },
 ): Record<string, unknown> {
   const body: Record<string, unknown> = { model: request.model, messages: request.messages };
   if (typeof request.temperature === "number") body.temperature = request.temperature;

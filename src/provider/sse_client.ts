@@ -66,7 +66,7 @@ async function* streamChat(
   const attempt = {
     url: endpoint(opts.baseUrl, "chat/completions"),
     headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
-    body: JSON.stringify(buildPayload(opts.provider, request, true)),
+    body: JSON.stringify(buildPayload(opts.provider, request, { stream: true })),
     idleTimeout,
     headerTimeout: opts.requestTimeout ?? idleTimeout,
     signal,
@@ -110,19 +110,8 @@ async function* streamChat(
             shortBody(outcome.body)
           }`;
           const retryable = outcome.status === 429 || outcome.status >= 500;
-          if (retryable && outcome.retryAfter !== null && outcome.retryAfter > MAX_RETRY_AFTER) {
-            // Retrying sooner than asked would only be refused again: say when to come back.
-            const at = new Date(Date.now() + outcome.retryAfter * 1000).toISOString()
-              .replace(/\.\d+Z$/, "Z");
-            const what = outcome.status === 429
-              ? "the rate limit resets"
-              : `${opts.provider} asks to retry`;
-            return yield* fail(
-              `http_${outcome.status}`,
-              `${message}; ${what} in ${formatWait(outcome.retryAfter)} (at ${at}), later than ` +
-                `svc waits (${MAX_RETRY_AFTER}s); try again then`,
-            );
-          }
+          const later = retryable ? comeBackLater(opts.provider, outcome) : null;
+          if (later) return yield* fail(`http_${outcome.status}`, `${message}; ${later}`);
           if (!retryable || last) return yield* fail(`http_${outcome.status}`, message);
           const wait = outcome.retryAfter ?? jittered(delay * 2 ** (n - 1));
           const what = outcome.status === 429
@@ -132,28 +121,8 @@ async function* streamChat(
           if (!(await sleep(wait, signal))) break;
           continue;
         }
-        case "network":
-          return yield* fail(
-            "network",
-            `Could not reach ${opts.provider} at ${opts.baseUrl}: ${outcome.detail}`,
-          );
-        case "stall":
-          return yield* fail(
-            "stall",
-            `${opts.provider} sent no output for ${
-              formatSeconds(outcome.seconds)
-            }; the stream was abandoned`,
-          );
-        case "provider_error":
-          return yield* fail(
-            "provider_error",
-            `${opts.provider} reported an error: ${outcome.detail}`,
-          );
-        case "oversized":
-          return yield* fail(
-            "stream_oversized",
-            `${opts.provider} sent more than svc accepts: ${outcome.detail}; the stream was abandoned`,
-          );
+        default:
+          return yield* fail(...terminalFailure(opts, outcome));
       }
       // Only an aborted retry sleep gets here.
       yield { type: "done", reason: "cancelled" };
@@ -161,5 +130,47 @@ async function* streamChat(
     }
   } catch (err) {
     yield* fail("internal", `Streaming from ${opts.provider} failed: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * When to come back after a retryable HTTP error whose Retry-After is past what svc waits; null
+ * when svc waits it out (or none was given).
+ */
+function comeBackLater(
+  provider: string,
+  outcome: { status: number; retryAfter: number | null },
+): string | null {
+  if (outcome.retryAfter === null || outcome.retryAfter <= MAX_RETRY_AFTER) return null;
+  // Retrying sooner than asked would only be refused again: say when to come back.
+  const at = new Date(Date.now() + outcome.retryAfter * 1000).toISOString()
+    .replace(/\.\d+Z$/, "Z");
+  const what = outcome.status === 429 ? "the rate limit resets" : `${provider} asks to retry`;
+  return `${what} in ${formatWait(outcome.retryAfter)} (at ${at}), later than ` +
+    `svc waits (${MAX_RETRY_AFTER}s); try again then`;
+}
+
+/** The error code and message of an outcome that no retry follows. */
+function terminalFailure(
+  opts: ChatClientOptions,
+  outcome: Extract<AttemptOutcome, { kind: "network" | "stall" | "provider_error" | "oversized" }>,
+): [string, string] {
+  switch (outcome.kind) {
+    case "network":
+      return ["network", `Could not reach ${opts.provider} at ${opts.baseUrl}: ${outcome.detail}`];
+    case "stall":
+      return [
+        "stall",
+        `${opts.provider} sent no output for ${
+          formatSeconds(outcome.seconds)
+        }; the stream was abandoned`,
+      ];
+    case "provider_error":
+      return ["provider_error", `${opts.provider} reported an error: ${outcome.detail}`];
+    case "oversized":
+      return [
+        "stream_oversized",
+        `${opts.provider} sent more than svc accepts: ${outcome.detail}; the stream was abandoned`,
+      ];
   }
 }

@@ -54,6 +54,7 @@ export async function* streamAttempt(
   return outcome;
 }
 
+// One piece: the watchdog, the abort wiring and the reader share state that one finally releases.
 async function* attempt(
   opts: AttemptOptions,
   acc: ChunkAccumulator,

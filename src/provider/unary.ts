@@ -64,7 +64,7 @@ export async function chatNonStreaming(
       {
         method: "POST",
         headers: requestHeaders(conn.apiKey, conn.headers),
-        body: JSON.stringify(buildPayload(conn.provider, request, false)),
+        body: JSON.stringify(buildPayload(conn.provider, request, { stream: false })),
       },
       conn.requestTimeout ?? 60,
       signal,

@@ -69,7 +69,11 @@ export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<I
   const started = performance.now();
   const target = env.view.resolve(call.name);
   if (target && needsZod(target)) await loadZod();
-  const normalized = normalizeToolCall(env.view, call.name, call.arguments, env.offered);
+  const normalized = normalizeToolCall(env.view, {
+    name: call.name,
+    rawArguments: call.arguments,
+    available: env.offered,
+  });
   const inv: Invocation = {
     id: call.id,
     name: normalized.tool?.name ?? call.name,
@@ -120,7 +124,7 @@ export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<I
 
 /** Policy verdict, approval and execution of a normalized call; fills `inv`. */
 async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promise<void> {
-  const verdict = judgeToolCall(tool, inv.args, env.scope);
+  const verdict = judgeToolCall(tool, { args: inv.args, scope: env.scope });
   inv.decision = verdict.action;
   inv.audit.action = verdict.action;
   inv.audit.reason = verdict.reason;

@@ -29,8 +29,7 @@ export interface Verdict extends Decision {
  */
 export function judgeToolCall(
   tool: Tool,
-  args: Record<string, unknown>,
-  scope: PolicyScope,
+  { args, scope }: { args: Record<string, unknown>; scope: PolicyScope },
 ): Verdict {
   const permissions = scope.config.tool_permission;
   const paths = [...(tool.pathArgs?.map((k) => args[k]) ?? []), ...(tool.pathsOf?.(args) ?? [])];

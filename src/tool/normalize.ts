@@ -25,9 +25,14 @@ export type NormalizedCall =
  */
 export function normalizeToolCall(
   registry: ToolRegistry,
-  name: string,
-  rawArguments: string,
-  available: readonly string[],
+  { name, rawArguments, available }: {
+    /** The tool name as the model wrote it. */
+    name: string;
+    /** The arguments as the model sent them: a JSON text. */
+    rawArguments: string;
+    /** The tools offered this turn. */
+    available: readonly string[];
+  },
 ): NormalizedCall {
   const tool = registry.resolve(name);
   if (!tool || !available.includes(tool.name)) {

@@ -296,13 +296,13 @@ Deno.test("an untrusted local type's permissions only tighten the lead's", () =>
     layer: "local",
     layers: ["bundled", "local"],
   };
-  assert.deepEqual(subAgentPermissions({ bash: "ask", web: "allow" }, type, 1), {
+  assert.deepEqual(subAgentPermissions({ bash: "ask", web: "allow" }, type, { depth: 1 }), {
     bash: "ask",
     web: "deny",
     edit: "allow",
     read: "ask",
   });
-  assert.equal(subAgentPermissions({}, type, MAX_DELEGATION_DEPTH).delegate, "deny");
+  assert.equal(subAgentPermissions({}, type, { depth: MAX_DELEGATION_DEPTH }).delegate, "deny");
 });
 
 Deno.test("a type's model is refused headless and accepted with approveModel", async () => {

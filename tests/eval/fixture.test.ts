@@ -199,7 +199,7 @@ Deno.test("a fixture's nested files are provisioned inside the trial worktree on
     }),
     "test",
   );
-  const run = await runTrial(h.setup, h.target(), fixture, 1, LIMITS);
+  const run = await runTrial(h.setup, { target: h.target(), fixture, trial: 1, limits: LIMITS });
   assert.equal(run.record.outcome, "pass");
   const tool = run.transcript.session.messages.find((m) => m.role === "tool");
   assert.match(tool!.content!, /1\tinside/);

@@ -39,9 +39,9 @@ Deno.test("pass^k is C(passes, k) / C(n, k)", () => {
     [8, 10, 8, 1 / 45],
     [0, 5, 1, 0],
   ];
-  for (const [passes, n, k, expected] of table) close(passHatK(passes, n, k), expected, 10);
+  for (const [passes, n, k, expected] of table) close(passHatK({ passes, n }, k), expected, 10);
   assert.deepEqual(passHatKAll(2, 3), { "1": 2 / 3, "2": 1 / 3, "3": 0 });
-  assert.throws(() => passHatK(1, 3, 4), RangeError);
+  assert.throws(() => passHatK({ passes: 1, n: 3 }, 4), RangeError);
 });
 
 Deno.test("the paired difference matches Newcombe's method 10 on published data", () => {
@@ -95,7 +95,9 @@ function trials(outcomes: Outcome[]): TrialRecord[] {
 const model = (name: string) => ({ model: name, provider: "generic" });
 
 function side(label: string, perFixture: Outcome[][]) {
-  const results = perFixture.map((o, i) => fixtureResult(`f${i}`, model(label), trials(o)));
+  const results = perFixture.map((o, i) =>
+    fixtureResult(`f${i}`, { model: model(label), trials: trials(o) })
+  );
   const all = results.flatMap((r) => r.trials);
   const passes = all.filter((t) => t.outcome === "pass").length;
   return { label, results, summary: { wilson: wilson(passes, all.length) } as never };

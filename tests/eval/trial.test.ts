@@ -25,7 +25,7 @@ function rounds(...replies: Array<Array<[string, Record<string, unknown> | strin
 Deno.test("a perfect agent passes read-file-lines, with every metric of the trial", async () => {
   await using h = await evalHarness(perfectAgent);
   const fixture = h.bundled.get("read-file-lines")!;
-  const run = await runTrial(h.setup, h.target(), fixture, 1, LIMITS);
+  const run = await runTrial(h.setup, { target: h.target(), fixture, trial: 1, limits: LIMITS });
   assert.deepEqual(stable(run.record), {
     trial: 1,
     outcome: "pass",
@@ -62,7 +62,12 @@ Deno.test("a perfect agent passes read-file-lines, with every metric of the tria
 
 Deno.test("a redundant agent's identical repeated call is counted, and the trial still passes", async () => {
   await using h = await evalHarness(redundant(perfectAgent));
-  const run = await runTrial(h.setup, h.target(), h.bundled.get("read-file-lines")!, 1, LIMITS);
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get("read-file-lines")!,
+    trial: 1,
+    limits: LIMITS,
+  });
   assert.equal(run.record.outcome, "pass");
   assert.deepEqual(run.record.trace, ["file_read", "file_read"]);
   assert.equal(run.record.redundant_calls, 1);
@@ -90,7 +95,7 @@ Deno.test("tool errors are told apart from the audit: unknown tool, invalid argu
     files: { "a.txt": "alpha\n" },
     verify: { max_calls: 10 },
   }, "test");
-  const run = await runTrial(h.setup, h.target(), fixture, 1, LIMITS);
+  const run = await runTrial(h.setup, { target: h.target(), fixture, trial: 1, limits: LIMITS });
   assert.deepEqual(run.record.trace, [
     "frobnicate",
     "file_read",
@@ -130,7 +135,12 @@ const readWriteRead = () =>
 
 Deno.test("a write between two identical reads makes the second read not redundant, and the end-state check sees the file", async () => {
   await using h = await evalHarness(readWriteRead());
-  const run = await runTrial(h.setup, h.target(), editFixture({ edit: "allow" }), 1, LIMITS);
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: editFixture({ edit: "allow" }),
+    trial: 1,
+    limits: LIMITS,
+  });
   assert.deepEqual(run.record.trace, ["file_read", "file_write", "file_read", "file_read"]);
   assert.equal(run.record.redundant_calls, 1);
   assert.equal(run.record.outcome, "pass");
@@ -138,7 +148,12 @@ Deno.test("a write between two identical reads makes the second read not redunda
 
 Deno.test("under the eval defaults the write is denied: nothing changes, the reads are redundant, the end-state check fails", async () => {
   await using h = await evalHarness(readWriteRead());
-  const run = await runTrial(h.setup, h.target(), editFixture({}), 1, LIMITS);
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: editFixture({}),
+    trial: 1,
+    limits: LIMITS,
+  });
   assert.equal(run.record.tool_errors.denied, 1);
   assert.equal(run.record.redundant_calls, 2);
   assert.equal(run.record.outcome, "fail");
@@ -147,7 +162,12 @@ Deno.test("under the eval defaults the write is denied: nothing changes, the rea
 
 Deno.test("a failing backend ends the trial as engine_error with the provider's error kept", async () => {
   await using h = await evalHarness(() => ({ status: 500 }), { config: { stream_retries: 0 } });
-  const run = await runTrial(h.setup, h.target(), h.bundled.get("grep-symbol")!, 1, LIMITS);
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get("grep-symbol")!,
+    trial: 1,
+    limits: LIMITS,
+  });
   assert.equal(run.record.outcome, "engine_error");
   assert.equal(run.record.status, "error");
   assert.deepEqual(run.record.failures, ["http_500: generic returned HTTP 500: HTTP 500"]);
@@ -161,9 +181,14 @@ Deno.test("a failing backend ends the trial as engine_error with the provider's 
 Deno.test("a trial past its wall-clock limit ends as timeout, promptly", async () => {
   await using h = await evalHarness(() => ({ stall: true }));
   const started = performance.now();
-  const run = await runTrial(h.setup, h.target(), h.bundled.get("grep-symbol")!, 1, {
-    maxRounds: 10,
-    timeoutMs: 300,
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get("grep-symbol")!,
+    trial: 1,
+    limits: {
+      maxRounds: 10,
+      timeoutMs: 300,
+    },
   });
   assert.equal(run.record.outcome, "timeout");
   assert.deepEqual(run.record.failures, ["the turn took longer than 0.3 s"]);
@@ -174,9 +199,14 @@ Deno.test("a model that keeps calling tools is stopped at the round limit before
   await using h = await evalHarness((_body, index) => ({
     tool_calls: [{ name: "file_read", arguments: { path: "notes/todo.txt", offset: index + 1 } }],
   }));
-  const run = await runTrial(h.setup, h.target(), h.bundled.get("read-file-lines")!, 1, {
-    maxRounds: 3,
-    timeoutMs: 10_000,
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get("read-file-lines")!,
+    trial: 1,
+    limits: {
+      maxRounds: 3,
+      timeoutMs: 10_000,
+    },
   });
   assert.equal(run.record.outcome, "turn_limit");
   assert.deepEqual(run.record.failures, ["the model asked for more than 3 rounds of tool calls"]);
@@ -187,7 +217,12 @@ Deno.test("a model that keeps calling tools is stopped at the round limit before
 
 Deno.test("tokens are null with a reason when the provider reports no usage", async () => {
   await using h = await evalHarness(withoutUsage(perfectAgent));
-  const run = await runTrial(h.setup, h.target(), h.bundled.get("list-directory")!, 1, LIMITS);
+  const run = await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get("list-directory")!,
+    trial: 1,
+    limits: LIMITS,
+  });
   assert.equal(run.record.outcome, "pass");
   assert.equal(run.record.tokens, null);
   assert.equal(run.record.tokens_note, "the provider reported no token usage");
@@ -196,8 +231,8 @@ Deno.test("tokens are null with a reason when the provider reports no usage", as
 Deno.test("each trial runs in a fresh temporary worktree that is removed afterwards", async () => {
   await using h = await evalHarness(perfectAgent);
   const fixture = h.bundled.get("read-file-lines")!;
-  await runTrial(h.setup, h.target(), fixture, 1, LIMITS);
-  await runTrial(h.setup, h.target(), fixture, 2, LIMITS);
+  await runTrial(h.setup, { target: h.target(), fixture, trial: 1, limits: LIMITS });
+  await runTrial(h.setup, { target: h.target(), fixture, trial: 2, limits: LIMITS });
   const worktrees = h.fake.requests
     .filter((r) => r.path === "/v1/chat/completions")
     .map((r) => /working in the directory (\S+)\. /.exec(r.body.messages[0].content)![1]);
@@ -214,7 +249,13 @@ Deno.test("aborting the caller's signal cancels the trial with EvalCancelled", a
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
   await assert.rejects(
-    runTrial(h.setup, h.target(), h.bundled.get("grep-symbol")!, 1, LIMITS, controller.signal),
+    runTrial(h.setup, {
+      target: h.target(),
+      fixture: h.bundled.get("grep-symbol")!,
+      trial: 1,
+      limits: LIMITS,
+      signal: controller.signal,
+    }),
     EvalCancelled,
   );
 });

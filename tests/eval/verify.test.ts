@@ -102,7 +102,7 @@ Deno.test("argument matchers: literals, the same file, regex and ranges", () => 
   ];
   for (const [value, matcher, expected] of table) {
     assert.equal(
-      matches(value, matcher, WORKTREE),
+      matches(value, matcher, { worktree: WORKTREE }),
       expected,
       `${value} ${JSON.stringify(matcher)}`,
     );

@@ -153,14 +153,21 @@ export function register_tools(r) {
     const view = new ToolRegistry();
     view.add(remote);
     // svc validates and coerces as for any tool ...
-    const normalized = normalizeToolCall(view, "peek", `{"file": "a.txt", "lines": "5"}`, ["peek"]);
-    assert.deepEqual(normalized.ok && normalized.args, { path: "a.txt", lines: 5 });
-    assert.deepEqual(normalizeToolCall(view, "peek", `{"lines": 0}`, ["peek"]), {
-      ok: false,
-      tool: remote,
-      error: "Error: invalid arguments for peek: path: Invalid input: expected string, " +
-        "received undefined; lines: Too small: expected number to be >=1",
+    const normalized = normalizeToolCall(view, {
+      name: "peek",
+      rawArguments: `{"file": "a.txt", "lines": "5"}`,
+      available: ["peek"],
     });
+    assert.deepEqual(normalized.ok && normalized.args, { path: "a.txt", lines: 5 });
+    assert.deepEqual(
+      normalizeToolCall(view, { name: "peek", rawArguments: `{"lines": 0}`, available: ["peek"] }),
+      {
+        ok: false,
+        tool: remote,
+        error: "Error: invalid arguments for peek: path: Invalid input: expected string, " +
+          "received undefined; lines: Too small: expected number to be >=1",
+      },
+    );
     // ... and the Worker checks again with the plugin's own schema, the pattern included.
     const ctx = testContext(t.worktree);
     assert.deepEqual(await remote.run({ path: "a", lines: 2, tag: "ok" }, ctx), {

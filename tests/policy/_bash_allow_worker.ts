@@ -7,6 +7,6 @@ self.onmessage = (
 ) => {
   const { command, prefixes, worktree } = event.data;
   const start = performance.now();
-  const verdict = bashAllowed(command, prefixes, worktree);
+  const verdict = bashAllowed(command, { prefixes, worktree });
   self.postMessage({ verdict, ms: performance.now() - start });
 };

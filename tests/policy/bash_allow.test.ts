@@ -13,7 +13,7 @@ for (const [id, rule] of Object.entries(RULES)) {
   Deno.test(`bash_allow rule ${id} denies its match examples and passes its others`, () => {
     using wt = worktree();
     for (const command of rule.match) {
-      const verdict = bashAllowed(command, EXAMPLE_PREFIXES, wt.dir);
+      const verdict = bashAllowed(command, { prefixes: EXAMPLE_PREFIXES, worktree: wt.dir });
       assert.equal(verdict.ok, false, `${JSON.stringify(command)} should be denied`);
       assert.ok(
         verdict.reason.startsWith(rule.reason),
@@ -21,7 +21,7 @@ for (const [id, rule] of Object.entries(RULES)) {
       );
     }
     for (const command of rule.notMatch) {
-      const verdict = bashAllowed(command, EXAMPLE_PREFIXES, wt.dir);
+      const verdict = bashAllowed(command, { prefixes: EXAMPLE_PREFIXES, worktree: wt.dir });
       assert.deepEqual(verdict, {
         ok: true,
         reason: "every segment starts with an allowed prefix",
@@ -57,21 +57,28 @@ const PREFIX_CASES: [string[], string, boolean][] = [
 Deno.test("bash_allow matches prefixes on whole words", () => {
   using wt = worktree();
   for (const [prefixes, command, ok] of PREFIX_CASES) {
-    assert.equal(bashAllowed(command, prefixes, wt.dir).ok, ok, `${prefixes} / ${command}`);
+    assert.equal(
+      bashAllowed(command, { prefixes, worktree: wt.dir }).ok,
+      ok,
+      `${prefixes} / ${command}`,
+    );
   }
 });
 
 Deno.test("bash_allow denies a segment after && with the reason and the segment", () => {
   using wt = worktree();
-  assert.deepEqual(bashAllowed("git status && rm -rf /", ["git status"], wt.dir), {
-    ok: false,
-    reason: "not in bash_allow: rm -rf /",
-  });
+  assert.deepEqual(
+    bashAllowed("git status && rm -rf /", { prefixes: ["git status"], worktree: wt.dir }),
+    {
+      ok: false,
+      reason: "not in bash_allow: rm -rf /",
+    },
+  );
 });
 
 Deno.test("bash_allow reports lexer failures without detail", () => {
   using wt = worktree();
-  assert.deepEqual(bashAllowed("ls\nrm -rf /", ["ls", "rm"], wt.dir), {
+  assert.deepEqual(bashAllowed("ls\nrm -rf /", { prefixes: ["ls", "rm"], worktree: wt.dir }), {
     ok: false,
     reason: "multi-line commands are not allowed",
   });
@@ -83,7 +90,7 @@ Deno.test("bash_allow judges redirections through symlinks by their real target"
   Deno.symlinkSync("sub", `${wt.dir}/down`);
   assert.deepEqual(
     ["echo x > up/o", "echo x > down/o", "echo x > up/missing/o"].map((c) =>
-      bashAllowed(c, ["echo"], wt.dir).ok
+      bashAllowed(c, { prefixes: ["echo"], worktree: wt.dir }).ok
     ),
     [false, true, false],
   );
@@ -94,7 +101,7 @@ Deno.test("bash_allow judges redirections through symlinks by their real target"
 Deno.test("bash_allow tracks every folder a cd may have moved to, following && and ||", () => {
   using wt = worktree();
   Deno.mkdirSync(`${wt.dir}/sub/deep`);
-  const ok = (c: string) => bashAllowed(c, ["cd", "echo"], wt.dir).ok;
+  const ok = (c: string) => bashAllowed(c, { prefixes: ["cd", "echo"], worktree: wt.dir }).ok;
   assert.deepEqual(
     [
       ok("cd sub && cd deep && echo x > o"),

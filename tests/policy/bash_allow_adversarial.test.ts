@@ -124,7 +124,7 @@ Deno.test("bash_allow denies every bypass family, each proven to work when run d
       .output();
     assert.equal(present(target), true, `${family}: the attack itself should create the canary`);
     Deno.removeSync(target);
-    const verdict = bashAllowed(command, ALLOW, t.wt);
+    const verdict = bashAllowed(command, { prefixes: ALLOW, worktree: t.wt });
     assert.equal(verdict.ok, false, `${family}: ${JSON.stringify(command)} passed`);
   }
 });
@@ -133,7 +133,7 @@ Deno.test("bash_allow passes tricky but safe commands and running them creates n
   using t = setup();
   const ctx = makeContext(t.wt);
   for (const command of TRICKY_BUT_ALLOWED) {
-    const verdict = bashAllowed(command, ALLOW, t.wt);
+    const verdict = bashAllowed(command, { prefixes: ALLOW, worktree: t.wt });
     assert.equal(verdict.ok, true, `${JSON.stringify(command)}: ${verdict.reason}`);
     const result = await runCommandTool.run({ command }, ctx);
     assert.equal(typeof result === "string" ? true : result.ok !== false, true, command);
@@ -202,7 +202,7 @@ Deno.test("bash_allow checks options after operands and abbreviated long options
       stderr: "null",
     }).output();
     assert.equal(tookEffect(t.wt), true, `${family}: the attack itself should take effect`);
-    const verdict = bashAllowed(command, allow, t.wt);
+    const verdict = bashAllowed(command, { prefixes: allow, worktree: t.wt });
     assert.equal(verdict.ok, false, `${family}: ${JSON.stringify(command)} passed`);
   }
 });

@@ -113,7 +113,7 @@ Deno.test("run_command with bash allowed asks for an outside path and the audit 
   using t = setup();
   const config = ConfigSchema.parse({ tool_permission: { bash: "allow", bash_allow: ALLOW } });
   const judge = (command: string) =>
-    judgeToolCall(runCommandTool, { command }, { config, worktree: t.wt });
+    judgeToolCall(runCommandTool, { args: { command }, scope: { config, worktree: t.wt } });
   assert.deepEqual([judge("cat f.txt"), judge("cat ../secret.txt"), judge("rm x")], [
     { action: "allow", reason: "bash category is allow", outsideWorktree: false },
     {

@@ -44,22 +44,22 @@ Deno.test("resolveModelRef resolves provider, base address and model from the ta
   ];
   const unfolded = [false, true, true, false, false, false];
   assert.deepEqual(
-    cases.map(([config]) => resolveModelRef(config, table, stored)),
+    cases.map(([config]) => resolveModelRef(config, { table, stored })),
     cases.map(([, want], i) => ({ ...want, unfolded: unfolded[i] })),
   );
 });
 
 Deno.test("resolveModelRef says what to set when the ref leads nowhere", () => {
-  assert.throws(() => resolveModelRef({ model: "m" }, table, {}), {
+  assert.throws(() => resolveModelRef({ model: "m" }, { table, stored: {} }), {
     message: /No model backend is configured/,
   });
-  assert.throws(() => resolveModelRef({ provider: "nope" }, table, {}), {
+  assert.throws(() => resolveModelRef({ provider: "nope" }, { table, stored: {} }), {
     message: /^Unknown provider nope: choose one of dashscope, /,
   });
-  assert.throws(() => resolveModelRef({ provider: "generic", model: "m" }, table, {}), {
+  assert.throws(() => resolveModelRef({ provider: "generic", model: "m" }, { table, stored: {} }), {
     message: /^No base address for provider generic/,
   });
-  assert.throws(() => resolveModelRef({ base_url: "http://127.0.0.1:9" }, table, {}), {
+  assert.throws(() => resolveModelRef({ base_url: "http://127.0.0.1:9" }, { table, stored: {} }), {
     message: /^No model configured for generic/,
   });
 });

@@ -5,7 +5,9 @@ const messages = [{ role: "user" as const, content: "hi" }];
 
 /** The non-streaming payload for `provider` with a max_tokens cap and a reasoning value. */
 function payload(provider: string, maxTokens: number | undefined, reasoning?: Reasoning) {
-  return buildPayload(provider, { model: "m", messages, max_tokens: maxTokens, reasoning }, false);
+  return buildPayload(provider, { model: "m", messages, max_tokens: maxTokens, reasoning }, {
+    stream: false,
+  });
 }
 
 Deno.test("buildPayload keeps an anthropic thinking budget strictly below max_tokens", () => {

@@ -59,7 +59,7 @@ const tool = {
 
 Deno.test("buildPayload omits max_tokens 0, unset temperature and empty tools", () => {
   assert.deepEqual(
-    buildPayload("generic", { model: "m", messages, max_tokens: 0, tools: [] }, false),
+    buildPayload("generic", { model: "m", messages, max_tokens: 0, tools: [] }, { stream: false }),
     { model: "m", messages, stream: false },
   );
 });
@@ -73,7 +73,7 @@ Deno.test("buildPayload sends temperature, max_tokens, tools and reasoning when 
       max_tokens: 8192,
       tools: [tool],
       reasoning: "high",
-    }, true),
+    }, { stream: true }),
     {
       model: "m",
       messages,

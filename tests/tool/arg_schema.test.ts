@@ -63,15 +63,25 @@ Deno.test("a call to a builder-schema tool is validated and coerced once zod is 
   const view = new ToolRegistry();
   view.add(lazy);
   view.seal();
-  assert.deepEqual(normalizeToolCall(view, "peek", `{"file": "a.txt", "lines": "3"}`, ["peek"]), {
-    ok: true,
-    tool: lazy,
-    args: { path: "a.txt", lines: 3 },
-  });
-  assert.deepEqual(normalizeToolCall(view, "peek", `{"lines": 0}`, ["peek"]), {
-    ok: false,
-    tool: lazy,
-    error: "Error: invalid arguments for peek: path: Invalid input: expected string, " +
-      "received undefined; lines: Too small: expected number to be >=1",
-  });
+  assert.deepEqual(
+    normalizeToolCall(view, {
+      name: "peek",
+      rawArguments: `{"file": "a.txt", "lines": "3"}`,
+      available: ["peek"],
+    }),
+    {
+      ok: true,
+      tool: lazy,
+      args: { path: "a.txt", lines: 3 },
+    },
+  );
+  assert.deepEqual(
+    normalizeToolCall(view, { name: "peek", rawArguments: `{"lines": 0}`, available: ["peek"] }),
+    {
+      ok: false,
+      tool: lazy,
+      error: "Error: invalid arguments for peek: path: Invalid input: expected string, " +
+        "received undefined; lines: Too small: expected number to be >=1",
+    },
+  );
 });

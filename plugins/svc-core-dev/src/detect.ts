@@ -29,8 +29,7 @@ export function shellQuote(word: string): string {
 export function devCommand(
   kind: DevKind,
   worktree: string,
-  config: DevConfig | undefined,
-  target?: string,
+  { config, target }: { config: DevConfig | undefined; target?: string },
 ): DevCommand {
   if (target !== undefined && (target === "" || target.startsWith("-"))) {
     return { error: "Target must be a path or test name, not an option" };

@@ -24,15 +24,23 @@ export function devTool(kind: DevKind): Tool {
       if (!allow?.length) return undefined;
       // Resolvers get no config; a `_config` from the engine is honoured when present.
       const config = args._config as DevConfig | undefined;
-      const picked = devCommand(kind, worktree, config, args.target as string | undefined);
+      const picked = devCommand(kind, worktree, {
+        config,
+        target: args.target as string | undefined,
+      });
       if ("error" in picked) return undefined;
-      return bashAllowPolicy(picked.checked, allow, worktree);
+      return bashAllowPolicy(picked.checked, { prefixes: allow, worktree });
     },
     async run(args, ctx) {
-      const picked = devCommand(kind, ctx.worktree, ctx.config, args.target as string | undefined);
+      const picked = devCommand(kind, ctx.worktree, {
+        config: ctx.config,
+        target: args.target as string | undefined,
+      });
       if ("error" in picked) return { content: picked.error, ok: false };
       const allow = ctx.config.tool_permission.bash_allow ?? [];
-      const verdict = allow.length ? bashAllowed(picked.checked, allow, ctx.worktree) : null;
+      const verdict = allow.length
+        ? bashAllowed(picked.checked, { prefixes: allow, worktree: ctx.worktree })
+        : null;
       if (verdict && !verdict.ok) {
         return {
           content: `bash_allow does not permit ${picked.checked}: ${verdict.reason}`,

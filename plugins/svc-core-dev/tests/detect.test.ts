@@ -26,7 +26,7 @@ function withPath<T>(dir: string, body: () => T): T {
 
 const checked = (dir: string, config?: Record<string, string>, target?: string) =>
   (["test", "lint", "format"] as const).map((kind) => {
-    const picked = devCommand(kind, dir, config, target);
+    const picked = devCommand(kind, dir, { config, target });
     return "error" in picked ? picked.error : picked.checked;
   });
 

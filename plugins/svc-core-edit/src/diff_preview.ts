@@ -7,7 +7,10 @@ const MAX_LINES = 40;
  * Unified diff of `before` -> `after` with one line of context, capped at 40 lines. Falls back
  * to a plain summary when the diff would be too costly to compute (huge rewrites).
  */
-export async function diffPreview(path: string, before: string, after: string): Promise<string> {
+export async function diffPreview(
+  path: string,
+  { before, after }: { before: string; after: string },
+): Promise<string> {
   // Loaded on the first edit, not when the plugin loads.
   const { structuredPatch } = await import("diff");
   const patch = structuredPatch(path, path, before, after, undefined, undefined, {

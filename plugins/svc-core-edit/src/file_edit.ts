@@ -81,7 +81,7 @@ async function editFile(
       content: `Replaced ${at.length} ${noun} in ${abs} (line${
         lines.length > 1 ? "s" : ""
       } ${where})`,
-      status: await diffPreview(abs, text, updated),
+      status: await diffPreview(abs, { before: text, after: updated }),
     };
   } catch (err) {
     if (ctx.signal.aborted) throw err;

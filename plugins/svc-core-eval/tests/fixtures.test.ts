@@ -82,7 +82,12 @@ const MISTAKES: Record<string, { wrong: string; caught: RegExp[] }> = {
 
 async function trial(agent: Agent, id: string) {
   await using h = await evalHarness(agent);
-  return (await runTrial(h.setup, h.target(), h.bundled.get(id)!, 1, LIMITS)).record;
+  return (await runTrial(h.setup, {
+    target: h.target(),
+    fixture: h.bundled.get(id)!,
+    trial: 1,
+    limits: LIMITS,
+  })).record;
 }
 
 for (const id of IDS) {

@@ -20,7 +20,10 @@ export const runCommandTool: Tool = {
   aliases: ["bash", "exec"],
   argAliases: { cmd: "command" },
   resolvePolicy(args, worktree) {
-    return bashAllowPolicy(String(args.command ?? ""), args._permissions.bash_allow, worktree);
+    return bashAllowPolicy(String(args.command ?? ""), {
+      prefixes: args._permissions.bash_allow,
+      worktree,
+    });
   },
   run(args, ctx) {
     return runShell(args.command as string, {

@@ -45,7 +45,7 @@ async function globFiles(
     return fsError(err, shown);
   }
   const base = await walkBase(root, await scanBase(pattern));
-  const found = base === null ? [] : await listFiles(root, base, ctx.signal);
+  const found = base === null ? [] : await listFiles(root, base, { signal: ctx.signal });
   const matches = await matchPaths(found, pattern);
   if (matches.length === 0) return `No matches for ${args.pattern} in ${shown}`;
   const prefix = shown === "." ? "" : `${shown.replace(/\/$/, "")}/`;
@@ -81,7 +81,7 @@ async function walkBase(root: string, base: string): Promise<string | null> {
 export async function listFiles(
   root: string,
   base: string,
-  signal: AbortSignal,
+  { signal }: { signal: AbortSignal },
 ): Promise<string[]> {
   const dir = base ? join(root, base) : root;
   const files = (await ripgrepFiles(dir, signal)) ?? (await walkFiles(dir, signal));

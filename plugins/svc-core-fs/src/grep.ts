@@ -72,9 +72,9 @@ async function grepFiles(
       return fail(`Skipped ${shown}: larger than 1 MB; read it with file_read offset/limit`);
     }
     prefix = "";
-    searchFile(root, shown, query.regex, null, matches);
-  } else if (!(await searchRipgrep(root, query, matches, ctx.signal))) {
-    await searchInProcess(root, query, matches, ctx.signal);
+    searchFile(root, { path: shown, regex: query.regex, whole: null, matches });
+  } else if (!(await searchRipgrep(root, query, { matches, signal: ctx.signal }))) {
+    await searchInProcess(root, query, { matches, signal: ctx.signal });
   }
   if (matches.total === 0) {
     return `No matches for ${args.pattern} in ${shown}${args.glob ? ` (glob ${args.glob})` : ""}`;

@@ -64,8 +64,7 @@ function compareMatches(a: Match, b: Match): number {
 export async function searchRipgrep(
   root: string,
   query: GrepQuery,
-  matches: MatchSet,
-  signal: AbortSignal,
+  { matches, signal }: { matches: MatchSet; signal: AbortSignal },
 ): Promise<boolean> {
   const args = ["--line-number", "--with-filename", "--no-heading", "--color", "never", "--crlf"];
   args.push("--max-filesize", `${GREP_MAX_FILE_BYTES}`);
@@ -80,24 +79,27 @@ export async function searchRipgrep(
     for (const [line, text] of pending) matches.add(file, line, text);
     pending = [];
   };
-  const run = await runRipgrep(root, args, signal, (text) => {
-    buffer += text;
-    let start = 0;
-    for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n", start)) {
-      const record = buffer.slice(start, nl);
-      start = nl + 1;
-      const nul = record.indexOf("\0");
-      if (nul === -1) {
-        if (record.startsWith(`./${file}: WARNING: stopped searching binary`)) pending = [];
-        continue;
+  const run = await runRipgrep(root, args, {
+    signal,
+    onText: (text) => {
+      buffer += text;
+      let start = 0;
+      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n", start)) {
+        const record = buffer.slice(start, nl);
+        start = nl + 1;
+        const nul = record.indexOf("\0");
+        if (nul === -1) {
+          if (record.startsWith(`./${file}: WARNING: stopped searching binary`)) pending = [];
+          continue;
+        }
+        const path = record.startsWith("./") ? record.slice(2, nul) : record.slice(0, nul);
+        const colon = record.indexOf(":", nul);
+        if (path !== file) flush();
+        file = path;
+        pending.push([Number(record.slice(nul + 1, colon)), record.slice(colon + 1)]);
       }
-      const path = record.startsWith("./") ? record.slice(2, nul) : record.slice(0, nul);
-      const colon = record.indexOf(":", nul);
-      if (path !== file) flush();
-      file = path;
-      pending.push([Number(record.slice(nul + 1, colon)), record.slice(colon + 1)]);
-    }
-    buffer = buffer.slice(start);
+      buffer = buffer.slice(start);
+    },
   });
   if (run === null) return false;
   if (run.code === 2 && /regex|literal/i.test(run.stderr)) return false;
@@ -109,8 +111,7 @@ export async function searchRipgrep(
 export async function searchInProcess(
   root: string,
   query: GrepQuery,
-  matches: MatchSet,
-  signal: AbortSignal,
+  { matches, signal }: { matches: MatchSet; signal: AbortSignal },
 ): Promise<void> {
   const isMatch = query.glob ? await pathMatcher(query.glob) : () => true;
   const files = await walkFiles(root, signal);
@@ -119,7 +120,7 @@ export async function searchInProcess(
   const slice = new TimeSlice(signal);
   for (const path of files) {
     await slice.tick();
-    if (isMatch(path)) searchFile(join(root, path), path, query.regex, whole, matches);
+    if (isMatch(path)) searchFile(join(root, path), { path, regex: query.regex, whole, matches });
   }
 }
 
@@ -132,10 +133,13 @@ const decoder = new TextDecoder();
  */
 export function searchFile(
   abs: string,
-  path: string,
-  regex: RegExp,
-  whole: RegExp | null,
-  matches: MatchSet,
+  { path, regex, whole, matches }: {
+    /** `abs` as shown, relative to the search root. */
+    path: string;
+    regex: RegExp;
+    whole: RegExp | null;
+    matches: MatchSet;
+  },
 ): void {
   let size = 0;
   try {

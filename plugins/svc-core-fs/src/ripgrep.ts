@@ -26,8 +26,7 @@ export interface RipgrepRun {
 export async function runRipgrep(
   cwd: string,
   args: string[],
-  signal: AbortSignal,
-  onText: (text: string) => void,
+  { signal, onText }: { signal: AbortSignal; onText: (text: string) => void },
 ): Promise<RipgrepRun | null> {
   if (available === false) return null;
   let child: Deno.ChildProcess;
@@ -57,10 +56,13 @@ export async function runRipgrep(
 export async function ripgrepFiles(root: string, signal: AbortSignal): Promise<string[] | null> {
   let buffer = "";
   const files: string[] = [];
-  const run = await runRipgrep(root, ["--files"], signal, (text) => {
-    const parts = (buffer + text).split("\0");
-    buffer = parts.pop()!;
-    for (const part of parts) files.push(part.startsWith("./") ? part.slice(2) : part);
+  const run = await runRipgrep(root, ["--files"], {
+    signal,
+    onText: (text) => {
+      const parts = (buffer + text).split("\0");
+      buffer = parts.pop()!;
+      for (const part of parts) files.push(part.startsWith("./") ? part.slice(2) : part);
+    },
   });
   return run === null ? null : files;
 }

@@ -183,10 +183,13 @@ Deno.test({
     await using w = await mixedTree();
     const signal = new AbortController().signal;
     const plain = new MatchSet(100);
-    assert.equal(await searchRipgrep(w.root, compile("hello"), plain, signal), true);
+    assert.equal(await searchRipgrep(w.root, compile("hello"), { matches: plain, signal }), true);
     assert.equal(plain.total, 9);
     const lookBehind = new MatchSet(100);
-    assert.equal(await searchRipgrep(w.root, compile("(?<=a)b"), lookBehind, signal), false);
+    assert.equal(
+      await searchRipgrep(w.root, compile("(?<=a)b"), { matches: lookBehind, signal }),
+      false,
+    );
   },
 });
 

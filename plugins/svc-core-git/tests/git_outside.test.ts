@@ -142,7 +142,7 @@ Deno.test(
     Deno.symlinkSync(t.home, `${t.dir}/link`);
     const scope = { config: ConfigSchema.parse({}), worktree: t.dir };
     const verdict = (subcommand: string, args: string[]) =>
-      judgeToolCall(gitTool, { subcommand, args }, scope);
+      judgeToolCall(gitTool, { args: { subcommand, args }, scope });
     const ask = { action: "ask", reason: "path is outside the worktree", outsideWorktree: true };
     const allow = { action: "allow", reason: "read category is allow", outsideWorktree: false };
     const cases: [string, string[], unknown][] = [

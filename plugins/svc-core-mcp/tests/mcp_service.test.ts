@@ -45,7 +45,10 @@ Deno.test("svc serve mounts the loaded plugin's service at exactly /mcp", async 
     const mine = loaded.plugins.filter((p) => p.status === "loaded");
     assert.deepEqual(mine.map((p) => [p.name, p.origin]), [["svc-core-mcp", "bundled"]]);
     const warnings: string[] = [];
-    const mounted = await mountServices(loaded.services, context(), (w) => warnings.push(w));
+    const mounted = await mountServices(loaded.services, {
+      ctx: context(),
+      warn: (w) => warnings.push(w),
+    });
     assert.deepEqual([[...mounted.keys()], warnings], [["/mcp"], []]);
     const res = await mounted.get("/mcp")!.fetch(new Request("http://127.0.0.1/mcp"));
     assert.deepEqual(await res.json(), { from: "host" });
@@ -65,7 +68,7 @@ Deno.test("a service cannot take over a core route or a taken path", async () =>
     { name: "empty", http: { path: "/z" } },
     { name: "no-http" },
   ];
-  const mounted = await mountServices(services, context(), (w) => warnings.push(w));
+  const mounted = await mountServices(services, { ctx: context(), warn: (w) => warnings.push(w) });
   assert.deepEqual([...mounted.keys()], ["/x"]);
   assert.equal(await (await mounted.get("/x")!.fetch(new Request("http://h/x"))).text(), "1");
   assert.deepEqual(warnings, [

@@ -60,7 +60,10 @@ export function sniffKind(bytes: Uint8Array): ContentKind {
 }
 
 /** The charset named by the Content-Type header or, for HTML, a `<meta>` tag near the top. */
-export function detectCharset(contentType: string, bytes: Uint8Array, kind: ContentKind): string {
+export function detectCharset(
+  contentType: string,
+  { bytes, kind }: { bytes: Uint8Array; kind: ContentKind },
+): string {
   const header = contentType.match(/charset\s*=\s*["']?([\w.:-]+)/i);
   if (header) return header[1];
   if (kind !== "html") return "utf-8";

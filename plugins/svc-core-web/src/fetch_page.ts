@@ -82,7 +82,11 @@ async function follow(
     signal.throwIfAborted();
     // node:http, node:https and node:zlib load on the first fetch, not when svc starts.
     const { readCapped, requestPinned } = await import("./transport.ts");
-    const response = await requestPinned(current.url, target.addresses, signal, options.caCerts);
+    const response = await requestPinned(current.url, {
+      addresses: target.addresses,
+      signal,
+      caCerts: options.caCerts,
+    });
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (REDIRECTS.has(status) && location) {
@@ -118,7 +122,7 @@ async function follow(
         url: current.url.href,
         mediaType: mediaType(contentType) || (kind === "html" ? "text/html" : "text/plain"),
         kind,
-        body: decodeText(body.bytes, detectCharset(contentType, body.bytes, kind)),
+        body: decodeText(body.bytes, detectCharset(contentType, { bytes: body.bytes, kind })),
         truncated: body.capped,
       },
     };

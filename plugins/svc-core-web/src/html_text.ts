@@ -21,6 +21,7 @@ const LISTS = new Set(["ul", "ol", "li"]);
 const MAX_INDENT = 8;
 
 /** Converts an HTML document to readable text; `baseUrl` resolves relative links. */
+// One piece: the tokenizer's callbacks share one converter state (skip, raw text, lists, link).
 export function htmlToText(html: string, baseUrl?: string): HtmlText {
   const out = new TextWriter();
   let title: string | null = null;

@@ -43,7 +43,10 @@ export function loadResults(session: string): SearchResult[] | undefined {
 }
 
 /** Caches a converted page for `offset` follow-ups. */
-export function savePage(session: string, requested: string, page: PageText): void {
+export function savePage(
+  session: string,
+  { requested, page }: { requested: string; page: PageText },
+): void {
   remember(pages, `${session}\n${requested}`, { page, at: Date.now() }, MAX_PAGES);
 }
 

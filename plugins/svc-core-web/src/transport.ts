@@ -19,9 +19,11 @@ export const REQUEST_HEADERS = {
 /** Sends a GET for `url` to one of `addresses`; resolves once the response head arrives. */
 export function requestPinned(
   url: URL,
-  addresses: readonly string[],
-  signal: AbortSignal,
-  caCerts?: string[],
+  { addresses, signal, caCerts }: {
+    addresses: readonly string[];
+    signal: AbortSignal;
+    caCerts?: string[];
+  },
 ): Promise<http.IncomingMessage> {
   const entries = addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   const lookup = ((_host, options, callback) => {

@@ -21,7 +21,10 @@ export function windowSize(config: Pick<ToolContext["config"], "tool_max_result_
 }
 
 /** Renders `page` from `offset`: header, one window of text, and the marker naming the next offset. */
-export function renderPage(page: PageText, offset: number, size: number): ToolOutput {
+export function renderPage(
+  page: PageText,
+  { offset, size }: { offset: number; size: number },
+): ToolOutput {
   const total = page.text.length;
   if (offset > 0 && offset >= total) {
     return fail(`Offset ${offset} is past the end of the page (${total} characters)`);
@@ -132,9 +135,9 @@ export function createWebFetchTool(options: WebToolOptions = {}): Tool {
           mediaType: raw.mediaType,
           text: (html ? html.text : raw.body) + cut,
         };
-        savePage(ctx.session, url.href, page);
+        savePage(ctx.session, { requested: url.href, page });
       }
-      return renderPage(page, offset, windowSize(ctx.config));
+      return renderPage(page, { offset, size: windowSize(ctx.config) });
     },
   };
 }

@@ -54,7 +54,7 @@ Deno.test("web_fetch shrinks its window below a small tool_max_result_chars", ()
     [20000, 20000, 7400, 500],
   );
   const page = { url: "https://x.test/", title: "", mediaType: "text/plain", text: "abcdef" };
-  assert.deepEqual(renderPage(page, 2, 3), {
+  assert.deepEqual(renderPage(page, { offset: 2, size: 3 }), {
     content: "URL: https://x.test/ (text/plain)\nCharacters 2-5 of 6\n\ncde\n\n" +
       "[... more: call web_fetch with offset=5]",
   });

@@ -143,7 +143,10 @@ export class McpClients {
           },
         },
       });
-      const plan = planImport(prefixOf(server.entry), name, await connection.listTools(signal));
+      const plan = planImport(await connection.listTools(signal), {
+        prefix: prefixOf(server.entry),
+        server: name,
+      });
       server.connection = connection;
       server.skipped = plan.skipped;
       for (const accepted of plan.accepted) {
@@ -216,9 +219,10 @@ export class McpClients {
       return; // a failing listing says nothing about definitions; calls will report the problem
     }
     const now = new Map(
-      planImport(prefixOf(server.entry), server.entry.name, listed).accepted.map((
-        a,
-      ) => [a.name, a]),
+      planImport(listed, { prefix: prefixOf(server.entry), server: server.entry.name }).accepted
+        .map((
+          a,
+        ) => [a.name, a]),
     );
     for (const [name, imported] of server.imported) {
       if (now.get(name)?.fingerprint !== imported.fingerprint && !server.changed.has(name)) {

@@ -43,7 +43,10 @@ export interface Plan {
 }
 
 /** Checks every listed tool; `prefix` makes the canonical names. */
-export function planImport(prefix: string, server: string, listed: unknown[]): Plan {
+export function planImport(
+  listed: unknown[],
+  { prefix, server }: { prefix: string; server: string },
+): Plan {
   const plan: Plan = { accepted: [], skipped: [] };
   const seen = new Set<string>();
   for (const [index, raw] of listed.entries()) {
