@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type AgentStatus, readState } from "../../src/fleet/mod.ts";
+import { newStatus } from "../../src/fleet/state.ts";
 import { fakeFleet } from "./_fake_fleet.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -15,24 +16,7 @@ const at = (clock: { now(): number }) => clock.now() - T0;
 
 /** A status with the fields a test does not name as a fresh agent has them. */
 function status(root: string, name: string, fields: Partial<AgentStatus>): AgentStatus {
-  return {
-    name,
-    dir: join(root, name),
-    state: "stopped",
-    health: "unknown",
-    pid: null,
-    start_time: null,
-    port: null,
-    restarts: 0,
-    probe_failures: 0,
-    backoff_failures: 0,
-    started_at: null,
-    healthy_since: null,
-    next_retry_at: null,
-    last_exit: null,
-    last_error: null,
-    ...fields,
-  };
+  return { ...newStatus(name, join(root, name)), ...fields };
 }
 
 Deno.test("a started agent is starting until /health first answers, then running and healthy; it gets its port and the three SVC_FLEET_* variables", async () => {
