@@ -42,8 +42,12 @@ export async function list(kind: CatalogKind, flags: CatalogFlags): Promise<void
 }
 
 /** Prints one entry in full; an unknown name fails with the names there are. */
-export async function show(kind: CatalogKind, name: string, flags: CatalogFlags): Promise<void> {
-  const catalog = await load(flags);
+export async function show(
+  kind: CatalogKind,
+  name: string,
+  options: CatalogFlags,
+): Promise<void> {
+  const catalog = await load(options);
   const entry = catalog[kind].get(name);
   if (!entry) {
     const names = [...catalog[kind].keys()];
@@ -51,6 +55,6 @@ export async function show(kind: CatalogKind, name: string, flags: CatalogFlags)
       `unknown ${ONE[kind]} "${name}"; available: ${names.length ? names.join(", ") : "none"}`,
     );
   }
-  if (flags.json) console.log(JSON.stringify(entry, null, 2));
+  if (options.json) console.log(JSON.stringify(entry, null, 2));
   else console.log(showEntry(catalog, { kind, name }));
 }

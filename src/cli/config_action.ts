@@ -47,11 +47,11 @@ async function effective(worktree: string): Promise<Config> {
  * `svc config set <key> <value>`. Setting `model` to a `provider/model` ref of a known provider
  * is the operator approving it: it is recorded in models.json, so headless runs accept it.
  */
-export async function set(key: string, value: string, flags: ConfigScope): Promise<void> {
+export async function set(key: string, value: string, options: ConfigScope): Promise<void> {
   const parsed = parseValue(value);
-  await edit(flags, key, parsed);
+  await edit(options, key, parsed);
   if (key !== "model" || typeof parsed !== "string") return;
-  const worktree = resolveWorktree(flags.path);
+  const worktree = resolveWorktree(options.path);
   const { config, trusted } = await loadConfigReport(worktree);
   // Plugin providers unfold refs too; loaded only here, as svc run would load them.
   const { loadPlugins } = await import("../plugin/load.ts");

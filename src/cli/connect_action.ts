@@ -16,9 +16,9 @@ export interface ConnectFlags {
 export async function connect(
   target: string | undefined,
   name: string | undefined,
-  flags: ConnectFlags,
+  options: ConnectFlags,
 ): Promise<number> {
-  const interactive = Deno.stdin.isTerminal() && !flags.keyStdin;
+  const interactive = Deno.stdin.isTerminal() && !options.keyStdin;
   if (!target && !interactive) {
     console.error("svc connect: name a provider or URL: svc connect <provider|url> [name]");
     return USAGE_EXIT;
@@ -27,17 +27,19 @@ export async function connect(
     const outcome = await connectProvider({
       target,
       name,
-      worktree: resolveWorktree(flags.path),
-      apiKey: flags.keyStdin ? (await new Response(Deno.stdin.readable).text()).trim() : undefined,
-      check: flags.check,
-      saveAnyway: flags.saveAnyway,
-      global: flags.global,
+      worktree: resolveWorktree(options.path),
+      apiKey: options.keyStdin
+        ? (await new Response(Deno.stdin.readable).text()).trim()
+        : undefined,
+      check: options.check,
+      saveAnyway: options.saveAnyway,
+      global: options.global,
     }, interactive ? { pick: pickTarget, askKey, confirmSave } : {}).catch((err: Error) => {
       const hint = /nothing was saved$/.test(err.message) ? " (pass --save-anyway to keep it)" : "";
       throw new Error(`${err.message}${hint}`);
     });
     for (const warning of outcome.warnings) console.error(`warning: ${warning}`);
-    if (flags.json) {
+    if (options.json) {
       const { skipped: _s, warnings: _w, ...result } = outcome;
       console.log(JSON.stringify(result, null, 2));
     } else console.log(connectSummary(outcome));

@@ -66,28 +66,9 @@ export async function listFixtures(flags: EvalListFlags): Promise<number> {
  * could not start), 2 on usage errors, 130 after Ctrl-C.
  */
 export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
-  let repeats: number, maxRounds: number, timeout: number;
-  try {
-    repeats = wholeNumber(flags.repeats, "--repeats", 1, 1000);
-    maxRounds = wholeNumber(flags.maxRounds, "--max-rounds", 1, 64);
-    timeout = seconds(flags.timeout, "--timeout", 86_400);
-  } catch (err) {
-    if (err instanceof UsageError) return usage(err.message);
-    throw err;
-  }
-  const compare = flags.compare?.split(",").map((m) => m.trim()).filter(Boolean);
-  if (compare) {
-    if (flags.model) {
-      return usage("--model and --compare cannot be combined; list every model in --compare");
-    }
-    if (compare.length < 2 || new Set(compare).size !== compare.length) {
-      return usage("--compare takes two or more different models, comma-separated");
-    }
-  }
-  if (flags.report) {
-    const problem = await reportFolderProblem(resolve(flags.report));
-    if (problem) return usage(`--report ${flags.report} ${problem}; give a new or empty folder`);
-  }
+  const checked = await checkRunFlags(flags);
+  if ("problem" in checked) return usage(checked.problem);
+  const { repeats, maxRounds, timeout, compare } = checked;
   let runtime: Runtime;
   let selected: LoadedFixture[];
   let targets: EvalTarget[];
@@ -154,6 +135,39 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
+}
+
+/** The numbers and models of `svc eval run`'s flags, or what is wrong with them. */
+async function checkRunFlags(flags: EvalRunFlags): Promise<
+  { repeats: number; maxRounds: number; timeout: number; compare?: string[] } | { problem: string }
+> {
+  let repeats: number, maxRounds: number, timeout: number;
+  try {
+    repeats = wholeNumber(flags.repeats, { flag: "--repeats", min: 1, max: 1000 });
+    maxRounds = wholeNumber(flags.maxRounds, { flag: "--max-rounds", min: 1, max: 64 });
+    timeout = seconds(flags.timeout, { flag: "--timeout", max: 86_400 });
+  } catch (err) {
+    if (err instanceof UsageError) return { problem: err.message };
+    throw err;
+  }
+  const compare = flags.compare?.split(",").map((m) => m.trim()).filter(Boolean);
+  if (compare) {
+    if (flags.model) {
+      return {
+        problem: "--model and --compare cannot be combined; list every model in --compare",
+      };
+    }
+    if (compare.length < 2 || new Set(compare).size !== compare.length) {
+      return { problem: "--compare takes two or more different models, comma-separated" };
+    }
+  }
+  if (flags.report) {
+    const problem = await reportFolderProblem(resolve(flags.report));
+    if (problem) {
+      return { problem: `--report ${flags.report} ${problem}; give a new or empty folder` };
+    }
+  }
+  return { repeats, maxRounds, timeout, compare };
 }
 
 /**

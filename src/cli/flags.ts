@@ -7,7 +7,10 @@ import { ACTIONS, CATEGORIES } from "../shared/types.ts";
 import { UsageError } from "./usage.ts";
 
 /** A whole number from `min` to `max` (no `max`: unbounded), surrounding spaces allowed. */
-export function wholeNumber(text: string, flag: string, min: number, max?: number): number {
+export function wholeNumber(
+  text: string,
+  { flag, min, max }: { flag: string; min: number; max?: number },
+): number {
   const value = wholeNumberOrNull(text, min, max);
   if (value === null) {
     const range = max === undefined ? `of ${min} or more` : `from ${min} to ${max}`;
@@ -24,7 +27,7 @@ export function wholeNumberOrNull(text: string, min: number, max?: number): numb
 }
 
 /** A number of seconds above 0 and at most `max`; fractions allowed. */
-export function seconds(text: string, flag: string, max: number): number {
+export function seconds(text: string, { flag, max }: { flag: string; max: number }): number {
   const value = Number(text);
   if (!text.trim() || !Number.isFinite(value) || value <= 0 || value > max) {
     throw new UsageError(`${flag} takes a number of seconds above 0 (at most ${max})`);

@@ -10,14 +10,16 @@ interface FleetScope {
   path?: string;
 }
 
+/** Runs a fleet action of subcommand `sub`, reporting its failure and setting the exit code. */
+type FleetRun = (
+  sub: string,
+  flags: FleetScope,
+  action: (fleet: Commands, root: string) => Promise<number>,
+) => () => Promise<void>;
+
 /** `svc fleet`: many scoped `svc serve` agents of one root, kept alive by a supervisor. */
 export function fleetCommand(setExit: (code: number) => void): Command {
-  const run = (
-    sub: string,
-    flags: FleetScope,
-    action: (fleet: Commands, root: string) => Promise<number>,
-  ) =>
-  async () => {
+  const run: FleetRun = (sub, flags, action) => async () => {
     try {
       setExit(await action(await import("../fleet/commands.ts"), resolveWorktree(flags.path)));
     } catch (err) {
@@ -29,14 +31,30 @@ export function fleetCommand(setExit: (code: number) => void): Command {
     "Supervise many scoped `svc serve` agents of one root (.svc/fleet.json): start them on " +
       "free ports, probe /health, restart them with backoff",
   );
-  const scoped = (c: Command) =>
-    c.option("--path <dir>", "the fleet root holding .svc/fleet.json (default: current directory)");
-  const trusting = (c: Command) =>
-    c.option(
-      "--no-trust",
-      "do not record the agent folders as trusted (their config may then only tighten the policy)",
-    );
+  addRosterCommands(cmd, run);
+  addConfigCommand(cmd, run);
+  addSupervisorCommands(cmd, run);
+  return cmd;
+}
 
+/** `--path`: where the fleet root is. */
+function scoped(c: Command): Command {
+  return c.option(
+    "--path <dir>",
+    "the fleet root holding .svc/fleet.json (default: current directory)",
+  );
+}
+
+/** `--no-trust`: leave the agent folders untrusted. */
+function trusting(c: Command): Command {
+  return c.option(
+    "--no-trust",
+    "do not record the agent folders as trusted (their config may then only tighten the policy)",
+  );
+}
+
+/** init, add, remove, enable and disable: the roster. */
+function addRosterCommands(cmd: Command, run: FleetRun): void {
   trusting(scoped(cmd.command("init")))
     .description("Add every subfolder holding .svc/config.json to the roster")
     .action((flags) => run("init", flags, (f, root) => f.initRoster(root, flags))());
@@ -50,8 +68,10 @@ export function fleetCommand(setExit: (code: number) => void): Command {
       run("add", flags, (f, root) =>
         f.addAgent(root, name, {
           ...flags,
-          port: flags.port === undefined ? undefined : wholeNumber(flags.port, "--port", 1, 65535),
-          maxRestarts: wholeNumber(flags.maxRestarts, "--max-restarts", 0),
+          port: flags.port === undefined
+            ? undefined
+            : wholeNumber(flags.port, { flag: "--port", min: 1, max: 65535 }),
+          maxRestarts: wholeNumber(flags.maxRestarts, { flag: "--max-restarts", min: 0 }),
         }))()
     );
   scoped(cmd.command("remove <name>"))
@@ -62,13 +82,17 @@ export function fleetCommand(setExit: (code: number) => void): Command {
   scoped(cmd.command("enable <name>"))
     .description("Set enabled: true (a crashed or disabled agent starts with a fresh count)")
     .action((name: string, flags) =>
-      run("enable", flags, (f, root) => f.setAgentEnabled(root, name, true))()
+      run("enable", flags, (f, root) => f.setAgentEnabled(root, { name, enabled: true }))()
     );
   scoped(cmd.command("disable <name>"))
     .description("Set enabled: false (a running supervisor stops the agent and leaves it alone)")
     .action((name: string, flags) =>
-      run("disable", flags, (f, root) => f.setAgentEnabled(root, name, false))()
+      run("disable", flags, (f, root) => f.setAgentEnabled(root, { name, enabled: false }))()
     );
+}
+
+/** config: an agent's .svc/config.json. */
+function addConfigCommand(cmd: Command, run: FleetRun): void {
   scoped(cmd.command("config <name>"))
     .description("Write only the keys given into the agent's <dir>/.svc/config.json")
     .option("--provider <id>", "provider")
@@ -93,6 +117,10 @@ export function fleetCommand(setExit: (code: number) => void): Command {
             : toolPermission(flags.toolPermission),
         }))()
     );
+}
+
+/** up, down, status, restart and logs: the supervisor and its agents. */
+function addSupervisorCommands(cmd: Command, run: FleetRun): void {
   scoped(cmd.command("up"))
     .description("Run the supervisor in the foreground (Ctrl-C stops every agent)")
     .option("--detach", "run it as a daemon in the background instead")
@@ -117,13 +145,12 @@ export function fleetCommand(setExit: (code: number) => void): Command {
         "logs",
         flags,
         (f, root) =>
-          f.logs(
-            root,
-            name,
-            count === undefined ? 50 : wholeNumber(count, "n", 0, 1_000_000),
-            flags,
-          ),
+          f.logs(root, name, {
+            lines: count === undefined
+              ? 50
+              : wholeNumber(count, { flag: "n", min: 0, max: 1_000_000 }),
+            follow: flags.follow,
+          }),
       )()
     );
-  return cmd;
 }

@@ -20,6 +20,11 @@ interface AddFlags extends JobsFlags {
 
 type Jobs = typeof import("../jobs/commands.ts") & typeof import("../jobs/run_commands.ts");
 
+/** Wraps a jobs action: loads the job modules, reports a failure and sets the exit code. */
+type Act = <A extends unknown[]>(
+  fn: (jobs: Jobs, worktree: string, ...args: A) => Promise<number | void>,
+) => (...args: A) => Promise<void>;
+
 /**
  * `svc jobs`: scheduled, human-gated jobs (docs/jobs.md). `--path` goes before the subcommand;
  * every subcommand reads its flags together with the parent's (optsWithGlobals).
@@ -30,10 +35,7 @@ export function jobsCommand(setExit: (code: number) => void): Command {
       "Scheduled, human-gated agent jobs of a worktree (.svc/jobs.json) and the daemon that runs them",
     )
     .option("--path <dir>", "worktree (default: the current directory)");
-  const act = <A extends unknown[]>(
-    fn: (jobs: Jobs, worktree: string, ...args: A) => Promise<number | void>,
-  ) =>
-  async (...args: A) => {
+  const act: Act = (fn) => async (...args) => {
     try {
       const sub = args.at(-1) as Command;
       const worktree = resolveWorktree(flags(sub).path);
@@ -48,9 +50,25 @@ export function jobsCommand(setExit: (code: number) => void): Command {
       setExit(exitCodeOf(err));
     }
   };
-  const flags = <T extends JobsFlags>(sub: Command): T => sub.optsWithGlobals() as T;
-  const json = (c: Command) => c.option("--json", "print JSON");
+  addViewCommands(cmd, act);
+  addAddCommand(cmd, act);
+  addChangeCommands(cmd, act);
+  addRunCommands(cmd, act);
+  return cmd;
+}
 
+/** The flags of `sub` together with its parent's. */
+function flags<T extends JobsFlags>(sub: Command): T {
+  return sub.optsWithGlobals() as T;
+}
+
+/** `--json`. */
+function json(c: Command): Command {
+  return c.option("--json", "print JSON");
+}
+
+/** list, status and show. */
+function addViewCommands(cmd: Command, act: Act): void {
   json(cmd.command("list").description("list the jobs: state, schedule, next run, approval"))
     .action(act((j, worktree, _o: unknown, sub: Command) => j.list(worktree, flags(sub))));
   json(
@@ -65,7 +83,10 @@ export function jobsCommand(setExit: (code: number) => void): Command {
         j.show(worktree, name, flags(sub))
       ),
     );
+}
 
+/** add: a proposed job. */
+function addAddCommand(cmd: Command, act: Act): void {
   json(cmd.command("add").description("add a job (proposed: nothing runs until approved)"))
     .argument("<name>", "job name: letters, digits, _ and -")
     .option("--prompt <text>", "the short per-run trigger message")
@@ -93,20 +114,25 @@ export function jobsCommand(setExit: (code: number) => void): Command {
       const given = flags<AddFlags>(sub);
       return j.add(worktree, name, {
         ...given,
-        every: given.every === undefined ? undefined : wholeNumber(given.every, "--every", 1),
+        every: given.every === undefined
+          ? undefined
+          : wholeNumber(given.every, { flag: "--every", min: 1 }),
         retries: given.retries === undefined
           ? undefined
-          : wholeNumber(given.retries, "--retries", 0),
+          : wholeNumber(given.retries, { flag: "--retries", min: 0 }),
         timeout: given.timeout === undefined
           ? undefined
-          : wholeNumber(given.timeout, "--timeout", 1),
+          : wholeNumber(given.timeout, { flag: "--timeout", min: 1 }),
         toolsDeny: given.toolsDeny === undefined ? undefined : commaList(given.toolsDeny),
         toolPermission: given.toolPermission === undefined
           ? undefined
           : toolPermission(given.toolPermission),
       });
     }));
+}
 
+/** edit, approve, reject, enable, disable (stop) and remove. */
+function addChangeCommands(cmd: Command, act: Act): void {
   cmd.command("edit").description("open the job's task file in $VISUAL or $EDITOR")
     .argument("<name>", "job name")
     .action(act((j, worktree, name: string) => j.edit(worktree, name)));
@@ -119,7 +145,7 @@ export function jobsCommand(setExit: (code: number) => void): Command {
       .argument("<name>", "job name")
       .action(
         act((j, worktree, job: string, _o: unknown, sub: Command) =>
-          j.change(worktree, what, job, flags(sub))
+          j.change(worktree, { ...flags(sub), what, name: job })
         ),
       );
   simple(
@@ -132,7 +158,10 @@ export function jobsCommand(setExit: (code: number) => void): Command {
   simple("disable", "disable", "stop firing the job until enabled");
   simple("stop", "disable", "alias of disable");
   simple("remove", "remove", "remove the job from the register (its files stay)");
+}
 
+/** run: once now; daemon: whenever due. */
+function addRunCommands(cmd: Command, act: Act): void {
   json(
     cmd.command("run").description("run the job once now and print its final answer; exit 0 or 1"),
   )
@@ -156,9 +185,8 @@ export function jobsCommand(setExit: (code: number) => void): Command {
     .action(act((j, worktree, _o: unknown, sub: Command) => {
       const given = flags<JobsFlags & { tick: string; printUnit?: boolean }>(sub);
       return j.daemon(worktree, {
-        tickSeconds: seconds(given.tick, "--tick", 86400),
+        tickSeconds: seconds(given.tick, { flag: "--tick", max: 86400 }),
         printUnit: given.printUnit,
       });
     }));
-  return cmd;
 }

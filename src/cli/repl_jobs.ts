@@ -37,7 +37,7 @@ export const jobsCommand: Command = {
             return ctx.error(`unknown /jobs subcommand ${sub}; /help jobs lists them`);
           }
           if (!name) return ctx.error(`usage: /jobs ${sub} <name>`);
-          return await change(worktree, what as Exclude<Change, "stop">, name, flags);
+          return await change(worktree, { ...flags, what: what as Exclude<Change, "stop">, name });
         }
       }
     } catch (err) {

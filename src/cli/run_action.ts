@@ -45,27 +45,9 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 
 /** Runs one headless turn for `svc run` and returns the exit code. */
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
-  if (flags.yes && flags.no) return usage("--yes and --no cannot be combined");
-  if (flags.type && flags.team) {
-    return usage("--type and --team cannot be combined (a team's stages have their own types)");
-  }
-  if (flags.prompt !== undefined && words.length) {
-    const extra = JSON.stringify(words.join(" "));
-    return usage(`give the prompt with --prompt or as words, not both (extra words: ${extra})`);
-  }
-  let prompt = flags.prompt ?? words.join(" ");
-  if (prompt === "-") {
-    const read = await readBodyCapped(new Response(Deno.stdin.readable), MAX_PROMPT_BYTES);
-    if (read.truncated) {
-      return usage(`the prompt on standard input is over ${MAX_PROMPT_BYTES >> 20} MiB`);
-    }
-    prompt = read.text;
-  }
-  if (!prompt.trim()) return usage('a prompt is required: svc run --prompt "..."');
-  if (flags.sessionId) {
-    const problem = checkSessionName(flags.sessionId);
-    if (problem) return usage(`--session-id: ${problem}`);
-  }
+  const asked = await promptOf(words, flags);
+  if ("problem" in asked) return usage(asked.problem);
+  const { prompt } = asked;
   const json = flags.output === "json";
   // --yes approves each ask-gated call, --no refuses it; both are the flag's decision.
   const approver: Approver | undefined = flags.yes
@@ -89,22 +71,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     return failEarly(setup.message, json, { ...flags, sessionId: setup.session }, "session_write");
   }
   const controller = new AbortController();
-  let interrupts = 0;
-  let stopSignal: StopSignal | null = null;
-  const onSigint = () => {
-    if (++interrupts > 1) Deno.exit(130);
-    controller.abort();
-    console.error("\ncancelling (Ctrl-C again to quit at once)");
-  };
-  // SIGTERM and SIGHUP (a timeout, a closed terminal) cancel the turn the same way, so the
-  // partial answer is saved, then exit with 128 + the signal number.
-  const onStop = (signal: StopSignal) => () => {
-    stopSignal ??= signal;
-    controller.abort();
-  };
-  const stops = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((s) => [s, onStop(s)] as const);
-  Deno.addSignalListener("SIGINT", onSigint);
-  for (const [signal, listener] of stops) Deno.addSignalListener(signal, listener);
+  const signals = cancelOnSignals(controller);
   // The answer streams in batches (one write per frame); anything else printed flushes it first,
   // so stdout and stderr keep their order on a terminal.
   const stdout = new CoalescedWriter((bytes) => Deno.stdout.writeSync(bytes));
@@ -139,13 +106,77 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     else if (result.content && !result.content.endsWith("\n")) write("\n");
     stdout.flush();
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
+    const stopSignal = signals.stopSignal();
     if (stopSignal && result.status === "cancelled") return 128 + STOP_SIGNALS[stopSignal];
     return exitCodeFor(result.status);
   } finally {
     stdout.flush();
-    Deno.removeSignalListener("SIGINT", onSigint);
-    for (const [signal, listener] of stops) Deno.removeSignalListener(signal, listener);
+    signals.remove();
   }
+}
+
+/** The prompt of `svc run` from its flags, its words or standard input, or what is wrong. */
+async function promptOf(
+  words: string[],
+  flags: RunFlags,
+): Promise<{ prompt: string } | { problem: string }> {
+  if (flags.yes && flags.no) return { problem: "--yes and --no cannot be combined" };
+  if (flags.type && flags.team) {
+    return {
+      problem: "--type and --team cannot be combined (a team's stages have their own types)",
+    };
+  }
+  if (flags.prompt !== undefined && words.length) {
+    const extra = JSON.stringify(words.join(" "));
+    return {
+      problem: `give the prompt with --prompt or as words, not both (extra words: ${extra})`,
+    };
+  }
+  let prompt = flags.prompt ?? words.join(" ");
+  if (prompt === "-") {
+    const read = await readBodyCapped(new Response(Deno.stdin.readable), MAX_PROMPT_BYTES);
+    if (read.truncated) {
+      return { problem: `the prompt on standard input is over ${MAX_PROMPT_BYTES >> 20} MiB` };
+    }
+    prompt = read.text;
+  }
+  if (!prompt.trim()) return { problem: 'a prompt is required: svc run --prompt "..."' };
+  if (flags.sessionId) {
+    const problem = checkSessionName(flags.sessionId);
+    if (problem) return { problem: `--session-id: ${problem}` };
+  }
+  return { prompt };
+}
+
+/**
+ * Ctrl-C aborts `controller` (a second one exits at once); SIGTERM and SIGHUP (a timeout, a
+ * closed terminal) cancel the turn the same way, so the partial answer is saved, and the exit
+ * code is then 128 + the signal number. `remove` takes the listeners away.
+ */
+function cancelOnSignals(
+  controller: AbortController,
+): { stopSignal: () => StopSignal | null; remove: () => void } {
+  let interrupts = 0;
+  let stopSignal: StopSignal | null = null;
+  const onSigint = () => {
+    if (++interrupts > 1) Deno.exit(130);
+    controller.abort();
+    console.error("\ncancelling (Ctrl-C again to quit at once)");
+  };
+  const onStop = (signal: StopSignal) => () => {
+    stopSignal ??= signal;
+    controller.abort();
+  };
+  const stops = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((s) => [s, onStop(s)] as const);
+  Deno.addSignalListener("SIGINT", onSigint);
+  for (const [signal, listener] of stops) Deno.addSignalListener(signal, listener);
+  return {
+    stopSignal: () => stopSignal,
+    remove: () => {
+      Deno.removeSignalListener("SIGINT", onSigint);
+      for (const [signal, listener] of stops) Deno.removeSignalListener(signal, listener);
+    },
+  };
 }
 
 function usage(message: string): number {

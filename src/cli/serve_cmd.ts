@@ -94,6 +94,18 @@ async function serve(flags: ServeFlags): Promise<number> {
     `svc serve: listening on http://${shown}:${bound} (worktree ${app.runtime.worktree}; ${auth})`,
   );
 
+  await serveUntilStopped(app, server);
+  return 0;
+}
+
+/**
+ * Waits until `server` finishes: SIGINT or SIGTERM closes `app` (cancelling a running turn) and
+ * shuts the server down; a second signal, or requests still in flight after the grace, exit.
+ */
+async function serveUntilStopped(
+  app: { lock: { busy: boolean }; close(): Promise<void> },
+  server: { shutdown(): Promise<void>; finished: Promise<void> },
+): Promise<void> {
   let signals = 0;
   const stop = () => {
     if (++signals > 1) Deno.exit(130);
@@ -110,7 +122,6 @@ async function serve(flags: ServeFlags): Promise<number> {
   await server.finished;
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
-  return 0;
 }
 
 function usage(message: string): number {

@@ -64,20 +64,24 @@ type Checked = { ok: true; config: Config } | { ok: false; issue: ConfigIssue };
  * merged layers before neither loads zod nor builds the schema.
  */
 function checkConfig(kind: string, input: Record<string, unknown>): Promise<Checked> {
-  return memoized(kind, input, async (): Promise<Checked> => {
-    const { ConfigSchema } = await import("./schema.ts");
-    const parsed = ConfigSchema.safeParse(input);
-    if (parsed.success) return { ok: true, config: parsed.data };
-    const issue = parsed.error.issues[0];
-    return {
-      ok: false,
-      issue: {
-        path: issue.path,
-        message: issue.message,
-        ...(issue.code === "unrecognized_keys" ? { keys: issue.keys } : {}),
-      },
-    };
-  }, (checked) => checked.ok);
+  return memoized(kind, {
+    input,
+    compute: async (): Promise<Checked> => {
+      const { ConfigSchema } = await import("./schema.ts");
+      const parsed = ConfigSchema.safeParse(input);
+      if (parsed.success) return { ok: true, config: parsed.data };
+      const issue = parsed.error.issues[0];
+      return {
+        ok: false,
+        issue: {
+          path: issue.path,
+          message: issue.message,
+          ...(issue.code === "unrecognized_keys" ? { keys: issue.keys } : {}),
+        },
+      };
+    },
+    keep: (checked) => checked.ok,
+  });
 }
 
 /**

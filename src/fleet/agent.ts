@@ -44,7 +44,10 @@ export function resetCounters(s: AgentStatus): void {
  * Counts a failure of `s` (reason `reason`, `max` restarts allowed, 0 for unlimited). Returns true
  * when the restarts are used up and it is crashed now; else one more restart is counted.
  */
-export function countFailure(s: AgentStatus, reason: string, max: number): boolean {
+export function countFailure(
+  s: AgentStatus,
+  { reason, max }: { reason: string; max: number },
+): boolean {
   s.last_error = reason;
   s.health = "unknown";
   s.backoff_failures++;
@@ -95,9 +98,11 @@ export function childBaseEnv(env: Record<string, string>): Record<string, string
  */
 export function initialAgents(
   root: string,
-  roster: Roster,
-  state: FleetState,
-  alive: ReadonlyMap<number, string>,
+  { roster, state, alive }: {
+    roster: Roster;
+    state: FleetState;
+    alive: ReadonlyMap<number, string>;
+  },
 ): Map<string, Live> {
   const agents = new Map<string, Live>();
   const defs = new Map(roster.agents.map((def) => [def.name, def]));
@@ -138,9 +143,7 @@ export function initialAgents(
  */
 export function applyProbe(
   s: AgentStatus,
-  result: ProbeResult,
-  now: number,
-  tuning: FleetTuning,
+  { result, now, tuning }: { result: ProbeResult; now: number; tuning: FleetTuning },
 ): "healthy" | { failure: string } | undefined {
   if (result.ok) {
     const first = s.state === "starting";
@@ -178,7 +181,10 @@ export function takenPorts(agents: Iterable<Live>, except: Live): Set<number> {
 }
 
 /** What an agent runs: its `command`, else `svc serve` on `port` in `dir`. */
-export function launchLine(def: AgentDef, port: number, dir: string): CommandLine {
+export function launchLine(
+  def: AgentDef,
+  { port, dir }: { port: number; dir: string },
+): CommandLine {
   return def.command
     ? { command: def.command[0], args: def.command.slice(1) }
     : svcCommand(["serve", "--host", "127.0.0.1", "--port", String(port), "--path", dir]);
@@ -187,9 +193,7 @@ export function launchLine(def: AgentDef, port: number, dir: string): CommandLin
 /** An agent's environment: `base` (see `childBaseEnv`) and its three SVC_FLEET_* variables. */
 export function agentEnv(
   base: Record<string, string>,
-  name: string,
-  port: number,
-  dir: string,
+  { name, port, dir }: { name: string; port: number; dir: string },
 ): Record<string, string> {
   return { ...base, SVC_FLEET_PORT: String(port), SVC_FLEET_DIR: dir, SVC_FLEET_AGENT: name };
 }

@@ -98,7 +98,7 @@ export async function status(root: string, options: { json?: boolean }): Promise
     return 0;
   }
   say(supervisorLine(report));
-  say(agentsText(report.agents, fleetPaths(root).roster, Date.now()));
+  say(agentsText(report.agents, { rosterPath: fleetPaths(root).roster, now: Date.now() }));
   return 0;
 }
 
@@ -106,9 +106,9 @@ export async function status(root: string, options: { json?: boolean }): Promise
 export async function logs(
   root: string,
   name: string,
-  lines: number,
-  options: { follow?: boolean },
+  options: { lines: number; follow?: boolean },
 ): Promise<number> {
+  const { lines } = options;
   const def = await agentNamed(root, name);
   const path = agentLogPath(root, def);
   let size = 0;
@@ -130,9 +130,13 @@ export async function logs(
   Deno.addSignalListener("SIGTERM", stop);
   const encoder = new TextEncoder();
   try {
-    await followFile(path, size, (text) => {
-      Deno.stdout.writeSync(encoder.encode(text));
-    }, controller.signal);
+    await followFile(path, {
+      offset: size,
+      write: (text) => {
+        Deno.stdout.writeSync(encoder.encode(text));
+      },
+      signal: controller.signal,
+    });
   } finally {
     Deno.removeSignalListener("SIGINT", stop);
     Deno.removeSignalListener("SIGTERM", stop);

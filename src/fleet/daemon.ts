@@ -169,7 +169,9 @@ export async function stopFleet(root: string, tuning: FleetTuning): Promise<Down
   const running = recorded.filter((s) =>
     s.start_time !== null && alive.get(s.pid!) === s.start_time
   );
-  await Promise.all(running.map((s) => stopGroup(s.pid!, s.start_time, tuning.graceMs)));
+  await Promise.all(
+    running.map((s) => stopGroup(s.pid!, { start: s.start_time, graceMs: tuning.graceMs })),
+  );
   report.leftovers = running.map((s) => s.name);
   if (recorded.length || holder) {
     await updateState(root, (next) => {

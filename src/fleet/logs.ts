@@ -91,10 +91,12 @@ export async function tailLines(path: string, lines: number): Promise<string[]> 
  */
 export async function followFile(
   path: string,
-  offset: number,
-  write: (text: string) => void,
-  signal: AbortSignal,
-  pollMs = 250,
+  { offset, write, signal, pollMs = 250 }: {
+    offset: number;
+    write: (text: string) => void;
+    signal: AbortSignal;
+    pollMs?: number;
+  },
 ): Promise<void> {
   const decoder = new TextDecoder();
   let position = offset;
@@ -134,9 +136,7 @@ export async function followFile(
 /** Rotates agent `name`'s log at `path` past `maxBytes`, noting it there; a failure is logged. */
 export async function rotateAgentLog(
   name: string,
-  path: string,
-  maxBytes: number,
-  log: (line: string) => void,
+  { path, maxBytes, log }: { path: string; maxBytes: number; log: (line: string) => void },
 ): Promise<void> {
   try {
     if (await rotateIfLarge(path, maxBytes)) {

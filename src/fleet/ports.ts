@@ -23,9 +23,11 @@ export class PortsExhaustedError extends Error {
  */
 export function allocatePort(
   range: { first: number; last: number },
-  prefer: readonly (number | undefined)[],
-  taken: ReadonlySet<number>,
-  probe: (port: number) => boolean = isPortFree,
+  { prefer, taken, probe = isPortFree }: {
+    prefer: readonly (number | undefined)[];
+    taken: ReadonlySet<number>;
+    probe?: (port: number) => boolean;
+  },
 ): number {
   const tried = new Set<number>();
   const candidates = function* () {

@@ -60,9 +60,7 @@ export async function spawnAgent(
  */
 export async function stopGroup(
   pid: number,
-  start: string | null,
-  graceMs: number,
-  exited?: Promise<unknown>,
+  { start, graceMs, exited }: { start: string | null; graceMs: number; exited?: Promise<unknown> },
 ): Promise<"gone" | "stopped" | "killed"> {
   if (start === null || !(await isSameProcess(pid, start))) return "gone";
   signalGroup(pid, "SIGINT");

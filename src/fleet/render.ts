@@ -10,7 +10,10 @@ export function supervisorLine(report: FleetReport): string {
 }
 
 /** The status text after the supervisor line: the table, then each agent's error and trust note. */
-export function agentsText(agents: AgentReport[], rosterPath: string, now: number): string {
+export function agentsText(
+  agents: AgentReport[],
+  { rosterPath, now }: { rosterPath: string; now: number },
+): string {
   if (agents.length === 0) {
     return `no agents in ${rosterPath}; svc fleet init or svc fleet add adds them`;
   }

@@ -174,8 +174,7 @@ export async function removeAgent(root: string, name: string): Promise<number> {
 /** `fleet enable <name>` and `fleet disable <name>`: the roster's `enabled`. */
 export async function setAgentEnabled(
   root: string,
-  name: string,
-  enabled: boolean,
+  { name, enabled }: { name: string; enabled: boolean },
 ): Promise<number> {
   await agentNamed(root, name);
   await updateRoster(root, (roster) => {

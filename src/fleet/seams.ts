@@ -21,9 +21,7 @@ export interface AgentProcesses {
   /** Stops the group led by `pid` (see `stopGroup`). */
   stop(
     pid: number,
-    start: string | null,
-    graceMs: number,
-    exited?: Promise<unknown>,
+    options: { start: string | null; graceMs: number; exited?: Promise<unknown> },
   ): Promise<"gone" | "stopped" | "killed">;
   /** The start time of each of `pids` that is alive. */
   startTimes(pids: readonly number[]): Promise<Map<number, string>>;

@@ -123,7 +123,7 @@ export class Supervisor {
     if (warning) this.#log(`svc fleet: warning: ${warning}`);
     const pids = Object.values(state.agents).flatMap((s) => (s.pid ? [s.pid] : []));
     const alive = await this.#processes.startTimes(pids);
-    this.#agents = initialAgents(this.root, this.#roster, state, alive);
+    this.#agents = initialAgents(this.root, { roster: this.#roster, state, alive });
     for (const { status, exited } of this.#agents.values()) {
       if (status.pid === null || exited) continue;
       this.#log(`svc fleet: ${status.name}: adopted pid ${status.pid} on port ${status.port}`);
@@ -157,7 +157,7 @@ export class Supervisor {
     for (const { def } of this.#agents.values()) {
       if (!def) continue;
       const path = agentLogPath(this.root, def);
-      await rotateAgentLog(def.name, path, this.tuning.logMaxBytes, this.#log);
+      await rotateAgentLog(def.name, { path, maxBytes: this.tuning.logMaxBytes, log: this.#log });
     }
     await this.#writeState(consumed);
   }
@@ -299,12 +299,11 @@ export class Supervisor {
     }
     let port: number;
     try {
-      port = allocatePort(
-        this.tuning.ports,
-        [def.prefer_port, s.port ?? undefined],
-        takenPorts(this.#agents.values(), live),
-        this.#portFree,
-      );
+      port = allocatePort(this.tuning.ports, {
+        prefer: [def.prefer_port, s.port ?? undefined],
+        taken: takenPorts(this.#agents.values(), live),
+        probe: this.#portFree,
+      });
     } catch (err) {
       if (!(err instanceof PortsExhaustedError)) throw err;
       // Not the agent's fault: retried with backoff, not counted as a restart.
@@ -314,12 +313,12 @@ export class Supervisor {
     }
     s.port = port; // reserved against the other launches of this sweep
     const logPath = agentLogPath(this.root, def);
-    const line = launchLine(def, port, dir);
+    const line = launchLine(def, { port, dir });
     await logLine(logPath, `starting on port ${port}: ${[line.command, ...line.args].join(" ")}`);
     const fd = await openLogFd(logPath);
     let spawned;
     try {
-      const env = agentEnv(this.#env, def.name, port, dir);
+      const env = agentEnv(this.#env, { name: def.name, port, dir });
       spawned = await this.#processes.spawn(line, { cwd: dir, env, logFd: fd });
     } finally {
       closeLogFd(fd);
@@ -364,7 +363,7 @@ export class Supervisor {
   /** A failure: respawn after backoff, or crashed past max_restarts. */
   #failure(live: Live, reason: string): void {
     const max = live.def?.max_restarts ?? 0;
-    if (!countFailure(live.status, reason, max)) return this.#wait(live, reason);
+    if (!countFailure(live.status, { reason, max })) return this.#wait(live, reason);
     const name = live.status.name;
     this.#note(
       live,
@@ -387,7 +386,11 @@ export class Supervisor {
     s.state = "stopping";
     const pid = s.pid!;
     const task = (async () => {
-      const how = await this.#processes.stop(pid, s.start_time, this.tuning.graceMs, live.exited);
+      const how = await this.#processes.stop(pid, {
+        start: s.start_time,
+        graceMs: this.tuning.graceMs,
+        exited: live.exited,
+      });
       if (s.pid === pid) this.#exited(live, pid, { code: null, signal: null });
       const killed = how === "killed" ? ` with SIGKILL after ${this.tuning.graceMs / 1000} s` : "";
       this.#note(live, `stopped (${failure ?? reasonText[reason]})${killed}`);
@@ -418,7 +421,7 @@ export class Supervisor {
     probing.forEach((live, index) => {
       if (live.task || live.status.pid === null) return; // exited meanwhile
       const s = live.status;
-      const outcome = applyProbe(s, results[index], now, this.tuning);
+      const outcome = applyProbe(s, { result: results[index], now, tuning: this.tuning });
       if (outcome === "healthy") this.#log(`svc fleet: ${s.name}: healthy on port ${s.port}`);
       else if (outcome) this.#stop(live, "failure", outcome.failure);
     });

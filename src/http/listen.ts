@@ -140,7 +140,9 @@ export async function listen(
   const shown = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
   server.on("request", nodeHandler(handler, `http://${shown}:${port}`));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
-  const watch = watchListener(server, options.hostname, port, {
+  const watch = watchListener(server, {
+    hostname: options.hostname,
+    port,
     probe,
     onError: options.onError,
     clock: options.clock,
@@ -204,15 +206,15 @@ function trackConnections(
  */
 export function watchListener(
   server: Server,
-  hostname: string,
-  port: number,
   options: {
+    hostname: string;
+    port: number;
     probe: { active: boolean };
     onError?: (error: Error) => void;
     clock?: Clock;
   },
 ): { stop(): void } {
-  const { probe, onError, clock = realClock } = options;
+  const { hostname, port, probe, onError, clock = realClock } = options;
   // monotonic time, not the epoch: a wall-clock step back would silence the watchdog that long
   let lastAccept = clock.monotonic();
   let stopped = false;

@@ -85,8 +85,7 @@ export async function loadGrants(worktree: string): Promise<Map<string, Grant>> 
 /** What `grant` means for `job` now: approved, armed for one run, none, or for another definition. */
 export async function approvalOf(
   job: JobDefinition,
-  worktree: string,
-  grant: Grant | undefined,
+  { worktree, grant }: { worktree: string; grant: Grant | undefined },
 ): Promise<Approval> {
   if (!grant) return { kind: "none" };
   const current = uid();
@@ -136,7 +135,10 @@ export async function revoke(worktree: string, name: string): Promise<void> {
  * Uses a one-run grant: removes it when it is still the one given (same hash), under the file's
  * lock, and says whether it was there. Two processes racing for it: exactly one gets true.
  */
-export async function consumeOnce(worktree: string, name: string, hash: string): Promise<boolean> {
+export async function consumeOnce(
+  worktree: string,
+  { name, hash }: { name: string; hash: string },
+): Promise<boolean> {
   let used = false;
   await change(worktree, (jobs) => {
     const current = jobs[name];

@@ -98,7 +98,10 @@ export async function attempts(ctx: RunContext): Promise<Attempted> {
       await clock.sleep(wait, stop, "backoff");
       if (stop.aborted) break;
       const session = ready.session.name;
-      await record(ctx, (j) => startAttempt(j, run, attempt, new Date(clock.now()), by, session));
+      await record(
+        ctx,
+        (j) => startAttempt(j, { run, attempt, now: new Date(clock.now()), by, session }),
+      );
     }
     const tried = await attemptOnce(ctx, ready, attempt, total);
     if ("fatal" in tried) return tried.fatal;
@@ -128,7 +131,7 @@ async function prepare(ctx: RunContext): Promise<Prepared | { error: string }> {
       ? await runtime.sessions.openOrCreate(job.session)
       : runtime.sessions.create(ctx.sessionName);
     const memory = await readRunMemory(memoryPath(worktree, job.name));
-    const overrides = await jobOverrides(runtime, job, task, memory);
+    const overrides = await jobOverrides(runtime, { job, task, memory });
     const prompt = job.prompt?.trim() ||
       `Run the job "${job.name}" now, as its job task describes.`;
     return { runtime, session, overrides, prompt };
@@ -180,13 +183,21 @@ async function attemptOnce(
     : result.errors.at(-1)?.message ?? `the run ended with status ${result.status}`;
   const status = timedOut ? "timeout" : result.status;
   const sessionName = result.session || session.name;
-  await record(ctx, (j) =>
-    endAttempt(j, ctx.run, attempt, new Date(ctx.clock.now()), {
-      status,
-      session: sessionName,
-      output: result.content,
-      ...(error ? { error } : {}),
-    }));
+  await record(
+    ctx,
+    (j) =>
+      endAttempt(j, {
+        run: ctx.run,
+        attempt,
+        now: new Date(ctx.clock.now()),
+        ended: {
+          status,
+          session: sessionName,
+          output: result.content,
+          ...(error ? { error } : {}),
+        },
+      }),
+  );
   ctx.log(
     `job ${job.name}: attempt ${attempt} of ${total}: ${status}${error ? ` (${error})` : ""}`,
   );
@@ -204,10 +215,15 @@ async function failed(
   await record(
     ctx,
     (j) =>
-      endAttempt(j, ctx.run, attempt, new Date(ctx.clock.now()), {
-        status: "error",
-        session,
-        error,
+      endAttempt(j, {
+        run: ctx.run,
+        attempt,
+        now: new Date(ctx.clock.now()),
+        ended: {
+          status: "error",
+          session,
+          error,
+        },
       }),
   );
   ctx.log(`job ${ctx.job.name}: run ${ctx.run} failed: ${error}`);
@@ -225,7 +241,7 @@ async function failed(
 /** Applies a change to the job in the register; a job removed meanwhile is left alone. */
 async function record(ctx: RunContext, change: (job: Job) => void): Promise<void> {
   try {
-    await updateJob(ctx.worktree, ctx.job.name, change);
+    await updateJob({ worktree: ctx.worktree, name: ctx.job.name }, change);
   } catch (err) {
     if (!(err instanceof RegisterError)) throw err;
   }

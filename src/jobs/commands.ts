@@ -168,16 +168,18 @@ export async function show(worktree: string, name: string, options: JobsOutput):
       memory_preview: preview,
     });
   }
-  outOf(options)(showText(job, row, { taskFile, memory, memoryText: text, preview }));
+  outOf(options)(showText(job, { row, taskFile, memory, memoryText: text, preview }));
 }
 
 /** approve, reject, enable, disable (stop), remove: one change, then the job's line. */
 export async function change(
   worktree: string,
-  what: "approve" | "reject" | "enable" | "disable" | "remove",
-  name: string,
-  options: JobsOutput,
+  options: JobsOutput & {
+    what: "approve" | "reject" | "enable" | "disable" | "remove";
+    name: string;
+  },
 ): Promise<void> {
+  const { what, name } = options;
   const job = await jobs[what](worktree, name);
   if (options.json) {
     const [row] = what === "remove" ? [undefined] : await jobs.jobRows(worktree, [job]);
@@ -202,7 +204,7 @@ export async function change(
 /** `svc jobs edit <name>`: the task file in $VISUAL or $EDITOR (created from the template). */
 export async function edit(worktree: string, name: string): Promise<number> {
   const job = await jobNamed(worktree, name);
-  await jobs.ensureTaskFile(worktree, job.task_file, name, job.prompt);
+  await jobs.ensureTaskFile(worktree, { taskFile: job.task_file, name, prompt: job.prompt });
   const path = jobs.taskFilePath(worktree, job.task_file);
   const editor = (Deno.env.get("VISUAL") || Deno.env.get("EDITOR") || "").trim();
   if (!editor) {

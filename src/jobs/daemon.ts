@@ -164,8 +164,8 @@ async function fireDue(
   let refused = false;
   for (const job of snapshot.jobs) {
     if (signal.aborted) break;
-    const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
-    if (!isDue(job, approval, new Date(clock.now()))) continue;
+    const approval = await approvalOf(job, { worktree, grant: snapshot.grants.get(job.name) });
+    if (!isDue(job, { approval, now: new Date(clock.now()) })) continue;
     ran = true;
     const report = await runJob({
       worktree,
@@ -248,8 +248,8 @@ async function needsReconcile(
   for (const job of snapshot.jobs) {
     const running = job.state === "executing" &&
       await daemonHolder(runLockPath(worktree, job.name)) !== undefined;
-    const approval = await approvalOf(job, worktree, snapshot.grants.get(job.name));
-    if (reconcile(structuredClone(job), approval, now, { running, startup: false, graceMs })) {
+    const approval = await approvalOf(job, { worktree, grant: snapshot.grants.get(job.name) });
+    if (reconcile(structuredClone(job), { approval, now, running, startup: false, graceMs })) {
       return true;
     }
   }
@@ -268,7 +268,9 @@ async function nextWake(
   let wait = tickSeconds * 1000;
   for (const job of snapshot.jobs) {
     if (!job.enabled || !job.next_run_at || job.state === "executing") continue;
-    if (!authorized(job, await approvalOf(job, worktree, grants.get(job.name)))) continue;
+    if (!authorized(job, await approvalOf(job, { worktree, grant: grants.get(job.name) }))) {
+      continue;
+    }
     const due = new Date(job.next_run_at).getTime() - now.getTime();
     wait = Math.min(wait, Math.max(due, refused ? RETRY_REFUSED_MS : 0));
   }
@@ -287,8 +289,8 @@ async function reconcileAll(
     for (const job of jobs) {
       const running = job.state === "executing" &&
         await daemonHolder(runLockPath(worktree, job.name)) !== undefined;
-      const approval = await approvalOf(job, worktree, grants.get(job.name));
-      reconcile(job, approval, now, { running, startup, graceMs });
+      const approval = await approvalOf(job, { worktree, grant: grants.get(job.name) });
+      reconcile(job, { approval, now, running, startup, graceMs });
     }
   });
 }

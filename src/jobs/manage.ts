@@ -29,7 +29,11 @@ export async function addJob(
   const problem = parsed.data.schedule ? scheduleProblem(parsed.data.schedule) : null;
   if (problem) throw new RegisterError(problem);
   const job = JobSchema.parse({ ...parsed.data, created_at: now.toISOString() });
-  const createdTaskFile = await ensureTaskFile(worktree, job.task_file, job.name, job.prompt);
+  const createdTaskFile = await ensureTaskFile(worktree, {
+    taskFile: job.task_file,
+    name: job.name,
+    prompt: job.prompt,
+  });
   await updateRegister(worktree, (jobs) => {
     if (jobs.some((j) => j.name === job.name)) {
       throw new RegisterError(
@@ -50,7 +54,7 @@ export async function addJob(
  * require_approval, armed for exactly one run) and the job runnable again.
  */
 export async function approve(worktree: string, name: string, now = new Date()): Promise<Job> {
-  return await updateJob(worktree, name, async (job) => {
+  return await updateJob({ worktree, name }, async (job) => {
     await grant(worktree, job, { once: job.require_approval, now });
     approveJob(job, now);
     return structuredClone(job);
@@ -59,7 +63,7 @@ export async function approve(worktree: string, name: string, now = new Date()):
 
 /** `reject`: clears this user's grant; the job does not fire until approved again. */
 export async function reject(worktree: string, name: string): Promise<Job> {
-  return await updateJob(worktree, name, async (job) => {
+  return await updateJob({ worktree, name }, async (job) => {
     await revoke(worktree, name);
     rejectJob(job);
     return structuredClone(job);
@@ -68,7 +72,7 @@ export async function reject(worktree: string, name: string): Promise<Job> {
 
 /** `enable`: re-armed with its next run strictly after now. */
 export function enable(worktree: string, name: string, now = new Date()): Promise<Job> {
-  return updateJob(worktree, name, (job) => {
+  return updateJob({ worktree, name }, (job) => {
     if (job.schedule && "at" in job.schedule && new Date(job.schedule.at) <= now) {
       throw new RegisterError(
         `job "${name}" is a one-shot job whose time (${job.schedule.at}) has passed; add it ` +
@@ -82,7 +86,7 @@ export function enable(worktree: string, name: string, now = new Date()): Promis
 
 /** `disable` or `stop`: nothing fires until enable (a run in progress finishes). */
 export function disable(worktree: string, name: string): Promise<Job> {
-  return updateJob(worktree, name, (job) => {
+  return updateJob({ worktree, name }, (job) => {
     disableJob(job);
     return structuredClone(job);
   });
@@ -90,7 +94,7 @@ export function disable(worktree: string, name: string): Promise<Job> {
 
 /** `remove`: the job leaves the register and its grant is cleared; its files stay. */
 export async function remove(worktree: string, name: string): Promise<Job> {
-  const removed = await updateJob(worktree, name, (job, jobs) => {
+  const removed = await updateJob({ worktree, name }, (job, jobs) => {
     jobs.splice(jobs.indexOf(job), 1);
     return job;
   });

@@ -17,13 +17,11 @@ import { jobPrompt } from "./task.ts";
  */
 export async function jobOverrides(
   runtime: Runtime,
-  job: Job,
-  task: string,
-  memory: string,
+  { job, task, memory }: { job: Job; task: string; memory: string },
 ): Promise<EngineOverrides> {
   let typed: EngineOverrides = {};
   if (job.type) {
-    const found = agentTypeOverrides(runtime, await runtime.catalog(), job.type);
+    const found = agentTypeOverrides(runtime, { catalog: await runtime.catalog(), name: job.type });
     if (found.kind === "unknown") throw new Error(found.message);
     typed = found.overrides;
   }

@@ -91,8 +91,7 @@ export async function updateRegister<T>(
 
 /** Changes one job under the register's lock; throws a RegisterError when there is none. */
 export function updateJob<T>(
-  worktree: string,
-  name: string,
+  { worktree, name }: { worktree: string; name: string },
   change: (job: Job, jobs: Job[]) => T | Promise<T>,
 ): Promise<T> {
   return updateRegister(worktree, (jobs) => {

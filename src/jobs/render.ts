@@ -73,7 +73,7 @@ export interface ShowPaths {
 }
 
 /** `svc jobs show <name>`: the definition, the last run, the memory and the last output. */
-export function showText(job: Job, row: JobRow, paths: ShowPaths): string {
+export function showText(job: Job, { row, ...paths }: ShowPaths & { row: JobRow }): string {
   const lines = [
     `job ${job.name}: ${row.state} (${approvalWords(row)})`,
     `schedule: ${row.schedule}; next run: ${row.next_run_at ?? "-"}`,

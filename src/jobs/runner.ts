@@ -110,8 +110,8 @@ async function runLocked(options: RunOptions): Promise<RunReport | RunRefused> {
   const memory = await remember(options, job, outcome, new Date(clock.now()), stop, log);
   let state: Job["state"] = outcome.verified ? "verified" : outcome.timedOut ? "timeout" : "failed";
   try {
-    state = await updateJob(worktree, name, (current) => {
-      finishRun(current, outcome, new Date(clock.now()));
+    state = await updateJob({ worktree, name }, (current) => {
+      finishRun(current, { outcome, now: new Date(clock.now()) });
       return current.state;
     });
   } catch (err) {
@@ -134,16 +134,16 @@ async function start(
   const { worktree, name, by } = options;
   const grants = await loadGrants(worktree);
   try {
-    return await updateJob(worktree, name, async (job) => {
+    return await updateJob({ worktree, name }, async (job) => {
       const now = new Date(clock.now());
-      const approval = await approvalOf(job, worktree, grants.get(name));
+      const approval = await approvalOf(job, { worktree, grant: grants.get(name) });
       if (by === "daemon") {
-        if (!isDue(job, approval, now)) {
+        if (!isDue(job, { approval, now })) {
           return { refused: `job "${name}" is not due or not approved` };
         }
         if (approval.kind === "armed") {
           // Exactly one run per approve: the grant is used up before anything runs.
-          if (!await consumeOnce(worktree, name, approval.grant.hash)) {
+          if (!await consumeOnce(worktree, { name, hash: approval.grant.hash })) {
             return { refused: `job "${name}": its one-run approval was used already` };
           }
         }
@@ -151,9 +151,9 @@ async function start(
         // A manual run overrides the gate and approves a proposed job (SPEC's table).
         await grantApproval(worktree, job, { once: false, now });
       } else if (approval.kind === "armed") {
-        await consumeOnce(worktree, name, approval.grant.hash);
+        await consumeOnce(worktree, { name, hash: approval.grant.hash });
       }
-      const run = startRun(job, now, by, sessionName);
+      const run = startRun(job, { now, by, session: sessionName });
       return { job: structuredClone(job), run };
     });
   } catch (err) {

@@ -31,6 +31,13 @@ export interface RunOutcome {
   session: string | null;
 }
 
+/** When an attempt starts, what started it, and the session it runs in. */
+export interface AttemptStart {
+  now: Date;
+  by: Attempt["by"];
+  session: string | null;
+}
+
 function date(text: string | null | undefined): Date | null {
   if (!text) return null;
   const d = new Date(text);
@@ -59,7 +66,7 @@ export function shownState(job: Job, approval: Approval): ShownState {
 }
 
 /** Whether the daemon fires the job at `now`: enabled, authorized, due, not running already. */
-export function isDue(job: Job, approval: Approval, now: Date): boolean {
+export function isDue(job: Job, { approval, now }: { approval: Approval; now: Date }): boolean {
   const next = date(job.next_run_at);
   return job.enabled && job.state !== "executing" && authorized(job, approval) && next !== null &&
     next.getTime() <= now.getTime();
@@ -99,27 +106,18 @@ export function enableJob(job: Job, now: Date): void {
 }
 
 /** A run starts: `executing`, numbered, its first attempt recorded. Returns the run number. */
-export function startRun(
-  job: Job,
-  now: Date,
-  by: Attempt["by"],
-  session: string | null,
-): number {
+export function startRun(job: Job, { now, by, session }: AttemptStart): number {
   job.state = "executing";
   job.runs += 1;
   job.last_run_at = now.toISOString();
-  startAttempt(job, job.runs, 1, now, by, session);
+  startAttempt(job, { run: job.runs, attempt: 1, now, by, session });
   return job.runs;
 }
 
 /** An attempt of run `run` starts (attempts share the run's session). */
 export function startAttempt(
   job: Job,
-  run: number,
-  attempt: number,
-  now: Date,
-  by: Attempt["by"],
-  session: string | null,
+  { run, attempt, now, by, session }: AttemptStart & { run: number; attempt: number },
 ): void {
   job.history.push({
     run,
@@ -135,10 +133,12 @@ export function startAttempt(
 /** An attempt ends: its record gets the end time, status and a little of its output or error. */
 export function endAttempt(
   job: Job,
-  run: number,
-  attempt: number,
-  now: Date,
-  ended: { status: string; session: string | null; output?: string; error?: string },
+  { run, attempt, now, ended }: {
+    run: number;
+    attempt: number;
+    now: Date;
+    ended: { status: string; session: string | null; output?: string; error?: string };
+  },
 ): void {
   const record = job.history.find((a) => a.run === run && a.attempt === attempt);
   if (!record) return;
@@ -154,7 +154,7 @@ export function endAttempt(
  * recomputed strictly after now; a one-shot schedule disables itself; with require_approval the
  * job parks in waiting_approval; the history keeps the last HISTORY_RUNS runs.
  */
-export function finishRun(job: Job, outcome: RunOutcome, now: Date): void {
+export function finishRun(job: Job, { outcome, now }: { outcome: RunOutcome; now: Date }): void {
   job.state = outcome.verified ? "verified" : outcome.timedOut ? "timeout" : "failed";
   if (outcome.verified) job.fired.ok += 1;
   else job.fired.failed += 1;
@@ -186,10 +186,9 @@ export function trimHistory(job: Job): void {
  */
 export function reconcile(
   job: Job,
-  approval: Approval,
-  now: Date,
-  options: { running: boolean; startup: boolean; graceMs: number },
+  options: { approval: Approval; now: Date; running: boolean; startup: boolean; graceMs: number },
 ): boolean {
+  const { approval, now } = options;
   const before = JSON.stringify(job);
   if (job.state === "executing" && !options.running) {
     for (const a of job.history) {
@@ -200,12 +199,15 @@ export function reconcile(
       }
     }
     finishRun(job, {
-      verified: false,
-      timedOut: false,
-      output: "",
-      error: "interrupted: the process running it ended before the run finished",
-      session: job.last_session,
-    }, now);
+      outcome: {
+        verified: false,
+        timedOut: false,
+        output: "",
+        error: "interrupted: the process running it ended before the run finished",
+        session: job.last_session,
+      },
+      now,
+    });
     // finishRun moved next_run_at; keep a one-shot's own result.
   }
   if (

@@ -65,7 +65,9 @@ export async function jobRows(worktree: string, jobs?: readonly Job[]): Promise<
   const grants = await loadGrants(worktree);
   const list = jobs ?? (await readRegister(worktree)).jobs;
   return await Promise.all(
-    list.map(async (job) => jobRow(job, await approvalOf(job, worktree, grants.get(job.name)))),
+    list.map(async (job) =>
+      jobRow(job, await approvalOf(job, { worktree, grant: grants.get(job.name) }))
+    ),
   );
 }
 
@@ -82,7 +84,7 @@ export async function jobsStatus(worktree: string, now = new Date()): Promise<Jo
   let proposed = 0;
   let waiting = 0;
   for (const job of jobs) {
-    const approval = await approvalOf(job, worktree, grants.get(job.name));
+    const approval = await approvalOf(job, { worktree, grant: grants.get(job.name) });
     const row = jobRow(job, approval);
     rows.push(row);
     if (job.enabled && job.next_run_at && authorized(job, approval)) willFire++;

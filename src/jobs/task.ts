@@ -70,9 +70,7 @@ export function taskTemplate(name: string, prompt?: string): string {
 /** Creates the task file from the template when it is missing; returns whether it did. */
 export async function ensureTaskFile(
   worktree: string,
-  taskFile: string,
-  name: string,
-  prompt?: string,
+  { taskFile, name, prompt }: { taskFile: string; name: string; prompt?: string },
 ): Promise<boolean> {
   const path = taskFilePath(worktree, taskFile);
   try {

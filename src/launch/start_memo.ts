@@ -139,9 +139,11 @@ function memoDir(): string | null {
  */
 export async function memoized<T>(
   kind: string,
-  input: unknown,
-  compute: () => Promise<T> | T,
-  keep: (value: T) => boolean = () => true,
+  { input, compute, keep = () => true }: {
+    input: unknown;
+    compute: () => Promise<T> | T;
+    keep?: (value: T) => boolean;
+  },
 ): Promise<T> {
   const memo = await startMemo();
   if (!memo.enabled) return await compute();

@@ -64,12 +64,11 @@ export async function readManifest(
   }
   // A manifest found valid before is remembered by an installed svc (start_memo.ts): the schema
   // and zod load only for a new one.
-  const parsed = await memoized(
-    "manifest",
-    raw,
-    async () => (await import("./manifest_schema.ts")).checkManifest(raw),
-    (checked) => checked.ok,
-  );
+  const parsed = await memoized("manifest", {
+    input: raw,
+    compute: async () => (await import("./manifest_schema.ts")).checkManifest(raw),
+    keep: (checked) => checked.ok,
+  });
   if (!parsed.ok) return { ok: false, error: `Invalid manifest.json: ${parsed.error}` };
   const manifest = parsed.manifest;
   const memo = !options.trusted && options.memoDir !== undefined

@@ -18,9 +18,7 @@ export interface Completion {
 /** The completion at `cursor` of `line`; null when there is nothing to complete. */
 export async function complete(
   line: string,
-  cursor: number,
-  commands: readonly Command[],
-  names: NameSource,
+  { cursor, commands, names }: { cursor: number; commands: readonly Command[]; names: NameSource },
 ): Promise<Completion | null> {
   const before = line.slice(0, cursor);
   if (!before.startsWith("/") || before.includes("\n")) return null;

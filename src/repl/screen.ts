@@ -124,7 +124,7 @@ export class Screen {
       this.#pending = [];
     }
     const max = Math.max(1, Math.min(rows - 1, this.options.maxLiveRows ?? rows - 1));
-    const { rows: live, cursorRow, cursorCol } = layout(view, columns, max);
+    const { rows: live, cursorRow, cursorCol } = layout(view, { columns, max });
     text += live.join("\r\n");
     const up = live.length - 1 - cursorRow;
     text += `\r${up > 0 ? `\x1b[${up}A` : ""}${cursorCol > 0 ? `\x1b[${cursorCol}C` : ""}`;
@@ -145,8 +145,7 @@ export class Screen {
  */
 export function layout(
   view: LiveView,
-  columns: number,
-  max: number,
+  { columns, max }: { columns: number; max: number },
 ): { rows: string[]; cursorRow: number; cursorCol: number } {
   const rows: string[] = [];
   let cursorRow = -1;

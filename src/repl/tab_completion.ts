@@ -22,7 +22,11 @@ export interface CompletionHost {
 export async function completeInput(editor: Editor, host: CompletionHost): Promise<boolean> {
   const text = editor.text;
   const cursor = editor.cursor;
-  const found = await complete(text, cursor, host.commands, (kind) => completionNames(host, kind))
+  const found = await complete(text, {
+    cursor,
+    commands: host.commands,
+    names: (kind) => completionNames(host, kind),
+  })
     .catch(() => null);
   if (!found || editor.text !== text || editor.cursor !== cursor) return false;
   const prefix = commonPrefix(found.candidates);

@@ -14,8 +14,7 @@ export type AgentTypeLookup =
  */
 export function agentTypeOverrides(
   runtime: Runtime,
-  catalog: Catalog,
-  name: string,
+  { catalog, name }: { catalog: Catalog; name: string },
 ): AgentTypeLookup {
   const type = catalog.types.get(name);
   if (!type) {

@@ -72,7 +72,9 @@ export async function prepareHeadless(
     return { kind: "session_write", message, session: session.name };
   }
   const catalog = request.type || request.team ? await runtime.catalog() : undefined;
-  const typed = request.type ? agentTypeOverrides(runtime, catalog!, request.type) : undefined;
+  const typed = request.type
+    ? agentTypeOverrides(runtime, { catalog: catalog!, name: request.type })
+    : undefined;
   if (typed?.kind === "unknown") return typed;
   if (request.team && !catalog!.teams.has(request.team)) {
     const message = `unknown team "${request.team}"; available teams: ${names(catalog!.teams)}`;

@@ -54,7 +54,7 @@ export async function writeFileAtomic(
   if (options.confineTo !== undefined && descriptorPathsAllowed()) {
     // node:fs costs about 40 ms to load in Deno: only a process that can use it loads it.
     const { writeConfined } = await import("./confined.ts");
-    return await writeConfined(path, bytes, options.confineTo, options);
+    return await writeConfined(path, bytes, { root: options.confineTo, ...options });
   }
   const dir = dirname(path);
   if (options.confineTo !== undefined) {

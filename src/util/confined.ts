@@ -114,9 +114,9 @@ export async function openConfinedDir(
 export async function writeConfined(
   path: string,
   bytes: Uint8Array,
-  root: string,
-  options: AtomicWriteOptions,
+  options: AtomicWriteOptions & { root: string },
 ): Promise<void> {
+  const { root } = options;
   const dir = await openConfinedDir(root, dirname(path), { create: options.parents });
   try {
     const name = basename(path);

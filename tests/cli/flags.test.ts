@@ -60,16 +60,19 @@ Deno.test("--tool-permission refuses a bad action, a part without one =, bad JSO
 
 Deno.test("a whole-number flag takes digits within its range and says the range it wants", () => {
   assert.deepEqual(
-    [wholeNumber("8080", "--port", 1, 65535), wholeNumber(" 0 ", "--retries", 0)],
+    [
+      wholeNumber("8080", { flag: "--port", min: 1, max: 65535 }),
+      wholeNumber(" 0 ", { flag: "--retries", min: 0 }),
+    ],
     [8080, 0],
   );
   assert.deepEqual(
     [
-      usage(() => wholeNumber("0", "--every", 1)),
-      usage(() => wholeNumber("1.5", "--every", 1)),
-      usage(() => wholeNumber("-3", "--retries", 0)),
-      usage(() => wholeNumber("70000", "--port", 1, 65535)),
-      usage(() => wholeNumber("", "n", 0, 1_000_000)),
+      usage(() => wholeNumber("0", { flag: "--every", min: 1 })),
+      usage(() => wholeNumber("1.5", { flag: "--every", min: 1 })),
+      usage(() => wholeNumber("-3", { flag: "--retries", min: 0 })),
+      usage(() => wholeNumber("70000", { flag: "--port", min: 1, max: 65535 })),
+      usage(() => wholeNumber("", { flag: "n", min: 0, max: 1_000_000 })),
     ],
     [
       "--every takes a whole number of 1 or more",
@@ -82,13 +85,16 @@ Deno.test("a whole-number flag takes digits within its range and says the range 
 });
 
 Deno.test("a seconds flag takes a fraction above 0 up to its limit", () => {
-  assert.deepEqual([seconds("0.5", "--tick", 86400), seconds("86400", "--tick", 86400)], [
+  assert.deepEqual([
+    seconds("0.5", { flag: "--tick", max: 86400 }),
+    seconds("86400", { flag: "--tick", max: 86400 }),
+  ], [
     0.5,
     86400,
   ]);
   for (const bad of ["0", "", "soon", "86401", "-1"]) {
     assert.equal(
-      usage(() => seconds(bad, "--tick", 86400)),
+      usage(() => seconds(bad, { flag: "--tick", max: 86400 })),
       "--tick takes a number of seconds above 0 (at most 86400)",
     );
   }

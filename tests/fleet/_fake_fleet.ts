@@ -73,7 +73,10 @@ export class FakeProcesses implements AgentProcesses {
   }
 
   /** Whichever fake agent `pid` is: SIGINT ends it at once with code 0. */
-  async stop(pid: number, start: string | null): Promise<"gone" | "stopped" | "killed"> {
+  async stop(
+    pid: number,
+    { start }: { start: string | null },
+  ): Promise<"gone" | "stopped" | "killed"> {
     const agent = this.byPid(pid);
     if (!agent?.alive || agent.start !== start) return "gone";
     agent.stoppedBy = "SIGINT";

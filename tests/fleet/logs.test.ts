@@ -48,15 +48,14 @@ Deno.test("following a log prints what is appended and starts over when the log 
   await Deno.writeTextFile(path, "old\n");
   const controller = new AbortController();
   let seen = "";
-  const following = followFile(
-    path,
-    4,
-    (text) => {
+  const following = followFile(path, {
+    offset: 4,
+    write: (text) => {
       seen += text;
     },
-    controller.signal,
-    20,
-  );
+    signal: controller.signal,
+    pollMs: 20,
+  });
   const until = async (text: string) => {
     const deadline = Date.now() + 5_000;
     while (!seen.endsWith(text) && Date.now() < deadline) {

@@ -5,10 +5,19 @@ Deno.test("port allocation takes prefer_port first, skips ports other agents hol
   const busy = Deno.listen({ hostname: "127.0.0.1", port: 28900 });
   try {
     assert.equal(isPortFree(28900), false);
-    assert.equal(allocatePort({ first: 28900, last: 28905 }, [28904], new Set()), 28904);
-    assert.equal(allocatePort({ first: 28900, last: 28905 }, [], new Set([28901])), 28902);
+    assert.equal(
+      allocatePort({ first: 28900, last: 28905 }, { prefer: [28904], taken: new Set() }),
+      28904,
+    );
+    assert.equal(
+      allocatePort({ first: 28900, last: 28905 }, { prefer: [], taken: new Set([28901]) }),
+      28902,
+    );
     // A preferred port that is taken falls back to the range.
-    assert.equal(allocatePort({ first: 28900, last: 28905 }, [28900, undefined], new Set()), 28901);
+    assert.equal(
+      allocatePort({ first: 28900, last: 28905 }, { prefer: [28900, undefined], taken: new Set() }),
+      28901,
+    );
   } finally {
     busy.close();
   }
@@ -19,7 +28,7 @@ Deno.test("an exhausted port range is an error that says what to do", () => {
   const busy = [28910, 28911].map((port) => Deno.listen({ hostname: "127.0.0.1", port }));
   try {
     assert.throws(
-      () => allocatePort({ first: 28910, last: 28911 }, [28911], new Set()),
+      () => allocatePort({ first: 28910, last: 28911 }, { prefer: [28911], taken: new Set() }),
       (err: Error) => {
         assert.ok(err instanceof PortsExhaustedError);
         assert.equal(

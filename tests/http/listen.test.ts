@@ -234,7 +234,9 @@ Deno.test("on fake time, the watchdog replaces a listening socket that stopped h
   })._handle;
   handle.onconnection = (_status, client) => client?.close();
   const errors: string[] = [];
-  const watch = watchListener(server, "127.0.0.1", port, {
+  const watch = watchListener(server, {
+    hostname: "127.0.0.1",
+    port,
     probe: { active: false },
     onError: (error) => errors.push(error.message),
     clock,
@@ -268,7 +270,9 @@ Deno.test("on fake time, the watchdog leaves a listening socket that still accep
   const handle = internals._handle;
   const probe = { active: false };
   const errors: string[] = [];
-  const watch = watchListener(server, "127.0.0.1", port, {
+  const watch = watchListener(server, {
+    hostname: "127.0.0.1",
+    port,
     probe,
     onError: (error) => errors.push(error.message),
     clock,

@@ -132,8 +132,8 @@ Deno.test("a daemon starting over a run left executing by a process that died fa
   await using w = await world();
   await w.add("nightly", {}, true);
   // The process running it died at 60 in the middle of run 1: no process holds its run lock.
-  await updateJob(w.worktree, "nightly", (job) => {
-    startRun(job, new Date(at(60)), "daemon", "job_20260302_090100_nightly");
+  await updateJob({ worktree: w.worktree, name: "nightly" }, (job) => {
+    startRun(job, { now: new Date(at(60)), by: "daemon", session: "job_20260302_090100_nightly" });
   });
   w.clock.advanceTo(at(70));
   const daemon = w.daemon(3600);
@@ -163,8 +163,8 @@ Deno.test("a daemon starting over a run left executing by a process that died fa
 Deno.test("a daemon leaves alone a run that another live process is executing", async () => {
   await using w = await world();
   await w.add("busy", {}, true);
-  await updateJob(w.worktree, "busy", (job) => {
-    startRun(job, new Date(at(60)), "manual", "job_20260302_090100_busy");
+  await updateJob({ worktree: w.worktree, name: "busy" }, (job) => {
+    startRun(job, { now: new Date(at(60)), by: "manual", session: "job_20260302_090100_busy" });
   });
   const held = await acquireDaemonLock(runLockPath(w.worktree, "busy"), "svc jobs manual run");
   try {

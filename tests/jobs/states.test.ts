@@ -42,37 +42,40 @@ Deno.test("a new job is proposed and never due; approve makes it will_run with n
     "proposed",
     null,
   ]);
-  assert.equal(isDue(job, NONE, at(3600)), false);
+  assert.equal(isDue(job, { approval: NONE, now: at(3600) }), false);
   approveJob(job, at(5));
   assert.deepEqual([job.state, job.next_run_at], ["will_run", at(65).toISOString()]);
-  assert.equal(isDue(job, APPROVED, at(64)), false);
-  assert.equal(isDue(job, APPROVED, at(65)), true);
+  assert.equal(isDue(job, { approval: APPROVED, now: at(64) }), false);
+  assert.equal(isDue(job, { approval: APPROVED, now: at(65) }), true);
   // The daemon never approves: without this user's grant the register's state does not count.
-  assert.equal(isDue(job, NONE, at(65)), false);
+  assert.equal(isDue(job, { approval: NONE, now: at(65) }), false);
   assert.equal(shownState(job, NONE), "proposed");
-  assert.equal(isDue(job, CHANGED, at(65)), false);
+  assert.equal(isDue(job, { approval: CHANGED, now: at(65) }), false);
 });
 
 Deno.test("executing, then verified or failed or timeout, each recomputing next_run_at strictly after the end", () => {
   const job = newJob();
   approveJob(job, T0);
-  const run = startRun(job, at(60), "daemon", "s1");
+  const run = startRun(job, { now: at(60), by: "daemon", session: "s1" });
   assert.deepEqual([run, job.state, job.history.length], [1, "executing", 1]);
-  assert.equal(isDue(job, APPROVED, at(200)), false);
-  finishRun(job, ok, at(75));
+  assert.equal(isDue(job, { approval: APPROVED, now: at(200) }), false);
+  finishRun(job, { outcome: ok, now: at(75) });
   assert.deepEqual(
     [job.state, job.fired, job.next_run_at, job.last_output],
     ["verified", { ok: 1, failed: 0 }, at(120).toISOString(), "done"],
   );
-  startRun(job, at(120), "daemon", "s2");
+  startRun(job, { now: at(120), by: "daemon", session: "s2" });
   // A run that ends after three missed slots: the next slot after now, none replayed.
-  finishRun(job, { ...ok, verified: false, error: "boom" }, at(310));
+  finishRun(job, { outcome: { ...ok, verified: false, error: "boom" }, now: at(310) });
   assert.deepEqual(
     [job.state, job.fired, job.last_error, job.next_run_at],
     ["failed", { ok: 1, failed: 1 }, "boom", at(360).toISOString()],
   );
-  startRun(job, at(360), "daemon", "s3");
-  finishRun(job, { ...ok, verified: false, timedOut: true, error: "timeout" }, at(370));
+  startRun(job, { now: at(360), by: "daemon", session: "s3" });
+  finishRun(job, {
+    outcome: { ...ok, verified: false, timedOut: true, error: "timeout" },
+    now: at(370),
+  });
   assert.deepEqual([job.state, job.fired.failed], ["timeout", 2]);
   assert.equal(shownState(job, APPROVED), "timeout");
 });
@@ -81,20 +84,20 @@ Deno.test("require_approval: parks in waiting_approval after each run; approve a
   const job = newJob({ require_approval: true });
   approveJob(job, T0);
   // Its grant is a one-run grant (armed); a standing grant does not fire it.
-  assert.equal(isDue(job, APPROVED, at(60)), false);
-  assert.equal(isDue(job, ARMED, at(60)), true);
-  startRun(job, at(60), "daemon", "s1");
-  finishRun(job, ok, at(61));
+  assert.equal(isDue(job, { approval: APPROVED, now: at(60) }), false);
+  assert.equal(isDue(job, { approval: ARMED, now: at(60) }), true);
+  startRun(job, { now: at(60), by: "daemon", session: "s1" });
+  finishRun(job, { outcome: ok, now: at(61) });
   assert.deepEqual([job.state, job.fired.ok], ["waiting_approval", 1]);
   // The grant was used by that run: nothing is due, however long we wait.
-  assert.equal(isDue(job, NONE, at(10_000)), false);
+  assert.equal(isDue(job, { approval: NONE, now: at(10_000) }), false);
   assert.equal(shownState(job, NONE), "waiting_approval");
   approveJob(job, at(100));
   assert.equal(job.state, "will_run");
-  assert.equal(isDue(job, ARMED, at(120)), true);
+  assert.equal(isDue(job, { approval: ARMED, now: at(120) }), true);
   rejectJob(job);
   assert.equal(job.state, "proposed");
-  assert.equal(isDue(job, NONE, at(120)), false);
+  assert.equal(isDue(job, { approval: NONE, now: at(120) }), false);
 });
 
 Deno.test("disable (stop) stops firing; enable re-arms strictly after now; a one-shot disables itself after its run", () => {
@@ -106,22 +109,22 @@ Deno.test("disable (stop) stops firing; enable re-arms strictly after now; a one
     null,
     "disabled",
   ]);
-  assert.equal(isDue(job, APPROVED, at(1000)), false);
+  assert.equal(isDue(job, { approval: APPROVED, now: at(1000) }), false);
   enableJob(job, at(1000));
   assert.deepEqual([job.enabled, job.next_run_at], [true, at(1060).toISOString()]);
   const once = newJob({ schedule: { at: at(30).toISOString() } });
   approveJob(once, T0);
   assert.equal(once.next_run_at, at(30).toISOString());
-  startRun(once, at(30), "daemon", "s");
-  finishRun(once, ok, at(31));
+  startRun(once, { now: at(30), by: "daemon", session: "s" });
+  finishRun(once, { outcome: ok, now: at(31) });
   assert.deepEqual([once.state, once.enabled, once.next_run_at], ["verified", false, null]);
 });
 
 Deno.test("a manual run of any state executes; the history keeps the last 100 runs", () => {
   const job = newJob();
   for (let i = 0; i < 105; i++) {
-    startRun(job, at(i), "manual", `s${i}`);
-    finishRun(job, ok, at(i));
+    startRun(job, { now: at(i), by: "manual", session: `s${i}` });
+    finishRun(job, { outcome: ok, now: at(i) });
   }
   assert.equal(job.runs, 105);
   assert.equal(job.history.length, 100);
@@ -131,13 +134,13 @@ Deno.test("a manual run of any state executes; the history keeps the last 100 ru
 Deno.test("reconcile: a run left executing by a dead process fails as interrupted; at startup missed windows are skipped and a missed one-shot disables itself", () => {
   const job = newJob();
   approveJob(job, T0);
-  startRun(job, at(60), "daemon", "s1");
+  startRun(job, { now: at(60), by: "daemon", session: "s1" });
   assert.equal(
-    reconcile(job, APPROVED, at(61), { running: true, startup: false, graceMs: 0 }),
+    reconcile(job, { approval: APPROVED, now: at(61), running: true, startup: false, graceMs: 0 }),
     false,
   );
   assert.equal(
-    reconcile(job, APPROVED, at(61), { running: false, startup: false, graceMs: 0 }),
+    reconcile(job, { approval: APPROVED, now: at(61), running: false, startup: false, graceMs: 0 }),
     true,
   );
   assert.deepEqual(
@@ -147,17 +150,29 @@ Deno.test("reconcile: a run left executing by a dead process fails as interrupte
   assert.match(job.last_error!, /^interrupted/);
   const idle = newJob();
   approveJob(idle, T0); // next at 60
-  reconcile(idle, APPROVED, at(1000), { running: false, startup: true, graceMs: 15_000 });
+  reconcile(idle, {
+    approval: APPROVED,
+    now: at(1000),
+    running: false,
+    startup: true,
+    graceMs: 15_000,
+  });
   assert.equal(idle.next_run_at, at(1020).toISOString());
-  assert.equal(isDue(idle, APPROVED, at(1000)), false);
+  assert.equal(isDue(idle, { approval: APPROVED, now: at(1000) }), false);
   const once = newJob({ schedule: { at: at(30).toISOString() } });
   approveJob(once, T0);
-  reconcile(once, APPROVED, at(1000), { running: false, startup: true, graceMs: 15_000 });
+  reconcile(once, {
+    approval: APPROVED,
+    now: at(1000),
+    running: false,
+    startup: true,
+    graceMs: 15_000,
+  });
   assert.deepEqual([once.enabled, once.next_run_at], [false, null]);
   assert.match(once.last_error!, /^missed: no daemon was running/);
   // A definition changed since approval goes back to proposed.
   const changed = newJob();
   approveJob(changed, T0);
-  reconcile(changed, CHANGED, at(1), { running: false, startup: false, graceMs: 0 });
+  reconcile(changed, { approval: CHANGED, now: at(1), running: false, startup: false, graceMs: 0 });
   assert.equal(changed.state, "proposed");
 });

@@ -97,11 +97,16 @@ Deno.test("plugin commands appear beside the built-ins and cannot shadow one", a
   await commands[0].run({ print: (t: string) => printed.push(t) } as any, "you");
   assert.deepEqual(printed, ["hi you"]);
   const all = [...BUILTIN_COMMANDS, ...commands];
-  assert.deepEqual((await complete("/hel", 4, all, NAMES))?.candidates, ["/hello", "/help"]);
+  assert.deepEqual(
+    (await complete("/hel", { cursor: 4, commands: all, names: NAMES }))?.candidates,
+    ["/hello", "/help"],
+  );
 });
 
 Deno.test("Tab completes command names, subcommands and each argument kind", async () => {
-  const at = async (line: string) => (await complete(line, line.length, BUILTIN_COMMANDS, NAMES));
+  const at = async (
+    line: string,
+  ) => (await complete(line, { cursor: line.length, commands: BUILTIN_COMMANDS, names: NAMES }));
   assert.deepEqual(await at("/mo"), {
     start: 0,
     end: 3,

@@ -48,15 +48,26 @@ Deno.test("the live region wraps long lines and never grows past the viewport", 
 });
 
 Deno.test("layout keeps the cursor row in view and places the cursor after a full row", () => {
-  assert.deepEqual(layout({ lines: ["abcd"], cursor: { line: 0, col: 4 } }, 4, 3), {
-    rows: ["abcd", ""],
+  assert.deepEqual(
+    layout({ lines: ["abcd"], cursor: { line: 0, col: 4 } }, { columns: 4, max: 3 }),
+    {
+      rows: ["abcd", ""],
+      cursorRow: 1,
+      cursorCol: 0,
+    },
+  );
+  const many = { lines: ["1", "2", "3", "4", "5"], cursor: { line: 1, col: 1 } };
+  assert.deepEqual(layout(many, { columns: 10, max: 2 }), {
+    rows: ["1", "2"],
     cursorRow: 1,
+    cursorCol: 1,
+  });
+  const last = { lines: ["1", "2", "3", "4", "5"], cursor: { line: 4, col: 0 } };
+  assert.deepEqual(layout(last, { columns: 10, max: 3 }), {
+    rows: ["3", "4", "5"],
+    cursorRow: 2,
     cursorCol: 0,
   });
-  const many = { lines: ["1", "2", "3", "4", "5"], cursor: { line: 1, col: 1 } };
-  assert.deepEqual(layout(many, 10, 2), { rows: ["1", "2"], cursorRow: 1, cursorCol: 1 });
-  const last = { lines: ["1", "2", "3", "4", "5"], cursor: { line: 4, col: 0 } };
-  assert.deepEqual(layout(last, 10, 3), { rows: ["3", "4", "5"], cursorRow: 2, cursorCol: 0 });
 });
 
 Deno.test("close erases the live region and leaves only the scrollback", async () => {
