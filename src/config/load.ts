@@ -211,11 +211,3 @@ export async function loadConfigReport(
     ...(untrusted ? { untrustedBaseUrlFile: paths.local } : {}),
   };
 }
-
-/** The effective configuration alone (see loadConfigReport). */
-export async function loadConfig(
-  worktree: string,
-  overrides: Record<string, unknown> = {},
-): Promise<Config> {
-  return (await loadConfigReport(worktree, overrides)).config;
-}

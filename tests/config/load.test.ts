@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { ConfigError, loadConfig } from "../../src/config/load.ts";
+import { ConfigError, loadConfigReport } from "../../src/config/load.ts";
+
+/** The effective configuration alone, as the runtime takes it from loadConfigReport. */
+async function loadConfig(worktree: string, overrides: Record<string, unknown> = {}) {
+  return (await loadConfigReport(worktree, overrides)).config;
+}
 
 async function withHome(
   files: { global?: unknown; local?: unknown; trusted?: boolean },
