@@ -102,7 +102,7 @@ async function* streamChat(
             type: "status",
             message: `stream ended early, retrying (attempt ${n + 1} of ${attempts})`,
           };
-          if (!(await sleep(jittered(delay), signal))) break;
+          if (!(await sleep(jittered(delay) * 1000, signal))) break;
           continue;
         }
         case "http": {
@@ -118,7 +118,7 @@ async function* streamChat(
             ? "rate limited"
             : `${opts.provider} returned HTTP ${outcome.status}`;
           yield { type: "status", message: `${what}, retrying in ${formatSeconds(wait)}` };
-          if (!(await sleep(wait, signal))) break;
+          if (!(await sleep(wait * 1000, signal))) break;
           continue;
         }
         default:

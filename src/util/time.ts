@@ -1,7 +1,7 @@
 /** Time helpers: waits, with or without an abort signal, and the one clock daemons take. */
 
-/** Waits `seconds` or until `signal` aborts; resolves false when aborted. */
-export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
+/** Waits `ms` milliseconds or until `signal` aborts; resolves false when aborted. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(false);
     const finish = (completed: boolean) => {
@@ -10,14 +10,14 @@ export function sleep(seconds: number, signal?: AbortSignal): Promise<boolean> {
       resolve(completed);
     };
     const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(true), Math.max(0, seconds * 1000));
+    const timer = setTimeout(() => finish(true), Math.max(0, ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
-/** Waits `ms` milliseconds: the short fixed pause of a polling loop. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` milliseconds: the short fixed pause of a polling loop (`sleep` without a signal). */
+export async function delay(ms: number): Promise<void> {
+  await sleep(ms);
 }
 
 /**
@@ -43,7 +43,7 @@ export interface Clock {
 export const realClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
-  sleep: (ms, signal) => sleep(ms / 1000, signal),
+  sleep: (ms, signal) => sleep(ms, signal),
   every(ms, fn) {
     const timer = setInterval(fn, ms);
     Deno.unrefTimer(timer);
