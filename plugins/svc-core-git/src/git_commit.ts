@@ -1,7 +1,8 @@
 /** The `git_commit` tool: stage paths inside the worktree and commit; always ask-gated. */
 import type { Zod } from "../../../src/plugin/api.ts";
-import { dirname, isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
+import { isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
 import type { Tool } from "../../../src/plugin/api.ts";
+import { gitRepo, realPath } from "./git_repo.ts";
 import { gitOutput, runGit } from "./git_run.ts";
 
 const schema = (z: Zod) =>
@@ -11,22 +12,6 @@ const schema = (z: Zod) =>
       "worktree paths to stage before committing; omit to commit what is staged",
     ),
   });
-
-/** Resolves symlinks through the deepest existing ancestor, so new files are judged too. */
-function realPath(path: string): string {
-  const tail: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return resolve(Deno.realPathSync(current), ...tail.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      tail.push(current.slice(parent.length).replace(/^\//, ""));
-      current = parent;
-    }
-  }
-}
 
 /** The path relative to the worktree, or null when it leaves it or points into .git. */
 export function worktreePath(worktree: string, path: string): string | null {
@@ -47,6 +32,8 @@ export const gitCommitTool: Tool = {
   schema,
   resolvePolicy: () => "ask",
   async run(args, ctx) {
+    const repo = gitRepo(ctx.worktree, ctx.trusted === true);
+    if ("refused" in repo) return { content: repo.refused, ok: false };
     const paths: string[] = [];
     for (const path of (args.add as string[] | undefined) ?? []) {
       const rel = worktreePath(ctx.worktree, path);
@@ -56,7 +43,7 @@ export const gitCommitTool: Tool = {
     if (paths.length) {
       const added = await runGit(
         ["--literal-pathspecs", "add", "--", ...paths],
-        ctx.worktree,
+        repo,
         ctx.signal,
       );
       if (added.code !== 0 || added.timedOut || added.cancelled) {
@@ -65,7 +52,7 @@ export const gitCommitTool: Tool = {
     }
     const committed = await runGit(
       ["commit", "--no-verify", "--no-gpg-sign", `--message=${args.message as string}`],
-      ctx.worktree,
+      repo,
       ctx.signal,
     );
     return gitOutput("git commit", committed);

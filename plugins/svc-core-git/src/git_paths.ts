@@ -4,6 +4,7 @@
  * it runs outside a repository or when one of exactly two paths lies outside it.
  */
 import { isAbsolute, relative, resolve, sep } from "../../../src/plugin/api.ts";
+import type { GitRepo } from "./git_repo.ts";
 import { runGit } from "./git_run.ts";
 
 /**
@@ -38,17 +39,17 @@ function inside(root: string, path: string): boolean {
  */
 export async function noIndexRefusal(
   args: readonly string[],
-  worktree: string,
+  repo: GitRepo,
   signal?: AbortSignal,
 ): Promise<string | null> {
-  const top = await runGit(["rev-parse", "--show-toplevel"], worktree, signal);
+  const top = await runGit(["rev-parse", "--show-toplevel"], repo, signal);
   if (top.code !== 0 || top.timedOut || top.cancelled || !top.stdout.trim()) {
     return "git diff needs a git repository: outside one it compares any two files " +
       "(no-index), which is refused";
   }
   const root = top.stdout.replace(/\n$/, "");
   for (const path of gitPathArgs("diff", args)) {
-    if (!inside(root, resolve(worktree, path))) {
+    if (!inside(root, resolve(repo.cwd, path))) {
       return `git diff compares only paths inside the repository: ${path} is outside it ` +
         "(comparing files outside git, no-index, is refused)";
     }

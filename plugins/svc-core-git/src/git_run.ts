@@ -1,11 +1,13 @@
 /**
  * Runs git without a shell, with every repository setting that can start a program neutralised:
  * pager, fsmonitor, hooks, external diff, ssh, credential helpers, gpg, attribute files and the
- * clean/smudge/process filters of every configured driver. The environment carries no secrets
- * and no GIT_* variables of the host.
+ * clean/smudge/process filters of every configured driver. The git dir and work tree are the ones
+ * svc found (git_repo.ts), never the repository's `core.worktree`. The environment carries no
+ * secrets and no GIT_* variables of the host.
  */
 import { type ProcessResult, runProcess } from "../../../src/tool/process.ts";
 import { scrubEnv } from "../../../src/tool/shell.ts";
+import type { GitRepo } from "./git_repo.ts";
 
 /** Global options and `-c` overrides put before every git subcommand. */
 export const GIT_HARDENING = [
@@ -55,17 +57,23 @@ export function gitEnv(): Record<string, string> {
   };
 }
 
-/** Runs `git <hardening> <args>` in `cwd`; filter drivers are blanked first. */
+/** The options fixing the repository: they override `core.worktree` and any discovery. */
+function repoOptions(repo: GitRepo): string[] {
+  return [`--git-dir=${repo.gitDir}`, `--work-tree=${repo.workTree}`];
+}
+
+/** Runs `git <repository> <hardening> <args>` in `repo.cwd`; filter drivers are blanked first. */
 export async function runGit(
   args: string[],
-  cwd: string,
+  repo: GitRepo,
   signal?: AbortSignal,
 ): Promise<ProcessResult> {
   const env = gitEnv();
-  const options = { cwd, env, timeoutMs: GIT_TIMEOUT_MS, signal };
+  const options = { cwd: repo.cwd, env, timeoutMs: GIT_TIMEOUT_MS, signal };
+  const fixed = [...repoOptions(repo), ...GIT_HARDENING];
   const listed = await runProcess(
     "git",
-    [...GIT_HARDENING, "config", "-z", "--name-only", "--get-regexp", "^filter\\."],
+    [...fixed, "config", "-z", "--name-only", "--get-regexp", "^filter\\."],
     options,
   );
   if (listed.code !== 0 && listed.code !== 1) return listed;
@@ -83,7 +91,7 @@ export async function runGit(
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
   if (blanks.length) env.GIT_CONFIG_COUNT = String(blanks.length);
-  return await runProcess("git", [...GIT_HARDENING, ...args], options);
+  return await runProcess("git", [...fixed, ...args], options);
 }
 
 /** The model-visible text of a git run: stdout on success, the failure and stderr otherwise. */

@@ -3,6 +3,7 @@ import type { Zod } from "../../../src/plugin/api.ts";
 import type { Tool } from "../../../src/plugin/api.ts";
 import { checkGitArgs } from "./git_options.ts";
 import { gitPathArgs, noIndexRefusal } from "./git_paths.ts";
+import { gitRepo } from "./git_repo.ts";
 import { gitOutput, runGit } from "./git_run.ts";
 
 const SUBCOMMANDS = ["status", "diff", "log", "branch", "show", "rev_parse"] as const;
@@ -38,13 +39,16 @@ export const gitTool: Tool = {
   async run(args, ctx) {
     const subcommand = args.subcommand as string;
     const extra = (args.args as string[] | undefined) ?? [];
-    const refused = checkGitArgs(subcommand, extra) ??
-      (subcommand === "diff" ? await noIndexRefusal(extra, ctx.worktree, ctx.signal) : null);
-    if (refused) return { content: refused, ok: false };
+    const badArgs = checkGitArgs(subcommand, extra);
+    if (badArgs) return { content: badArgs, ok: false };
+    const repo = gitRepo(ctx.worktree, ctx.trusted === true);
+    if ("refused" in repo) return { content: repo.refused, ok: false };
+    const noIndex = subcommand === "diff" ? await noIndexRefusal(extra, repo, ctx.signal) : null;
+    if (noIndex) return { content: noIndex, ok: false };
     const name = subcommand === "rev_parse" ? "rev-parse" : subcommand;
     const result = await runGit(
       [name, ...(SAFE_FLAGS[subcommand] ?? []), ...extra],
-      ctx.worktree,
+      repo,
       ctx.signal,
     );
     return gitOutput(`git ${name}`, result);
