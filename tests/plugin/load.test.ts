@@ -118,7 +118,8 @@ Deno.test("an entry that fails to import or never settles is errored, not fatal"
     "mod.ts": "export function register_tools() { return new Promise(() => {}); }\n",
   });
   await writeToolPlugin(t.localDir, "fine", "fine_tool");
-  const result = await loadPlugins({ ...t.roots, names: [], timeoutMs: 300 });
+  // Long enough that "fine" loads on a loaded machine; "stuck" waits it out.
+  const result = await loadPlugins({ ...t.roots, names: [], timeoutMs: 1500 });
   result.close();
   assert.deepEqual(result.plugins.map((p) => [p.name, p.status]), [
     ["fine", "loaded"],
@@ -127,7 +128,7 @@ Deno.test("an entry that fails to import or never settles is errored, not fatal"
   ]);
   assert.equal(
     result.plugins[1].message,
-    "register_tools failed: timed out after 300 ms",
+    "register_tools failed: timed out after 1500 ms",
   );
   assert.match(result.plugins[2].message, /^Import failed: /);
   assert.deepEqual(result.tools.map((tool) => tool.name), ["fine_tool"]);
@@ -191,7 +192,8 @@ Deno.test("an empty plugins list loads every discovered plugin", async () => {
 
 Deno.test("plugin entries are imported in parallel", async () => {
   await using t = await makeLayout();
-  const slow = "await new Promise((done) => setTimeout(done, 250));\nexport {};\n";
+  // Each import waits a second: eight in a row would take 8 s, at once about 1 s.
+  const slow = "await new Promise((done) => setTimeout(done, 1000));\nexport {};\n";
   for (let i = 0; i < 8; i++) {
     await writePlugin(t.localDir, `slow${i}`, {
       "manifest.json": manifest(`slow${i}`),
@@ -207,7 +209,7 @@ Deno.test("plugin entries are imported in parallel", async () => {
     Array(8).fill("loaded"),
   );
   assert.ok(
-    elapsed < 1500,
-    `took ${elapsed} ms; sequential loading would take 2000 ms`,
+    elapsed < 5000,
+    `took ${elapsed} ms; sequential loading would take 8000 ms`,
   );
 });

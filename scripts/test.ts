@@ -1,0 +1,89 @@
+/**
+ * `deno task test`: every test of tests/ and plugins/, as fast as two cores allow and as safely
+ * as one file at a time. Files that change process-wide state (scripts/test_files.ts) run one
+ * after another in one `deno test` process; every other file runs in a second process at the
+ * same time, `--parallel`. The first process's output is printed as it comes, the second's
+ * after it; the last line sums both in deno's own format (`ok | N passed | N failed | ...`), and
+ * the exit code is non-zero when either failed. Arguments (files or folders) run as plain
+ * `deno test -A --quiet <args>`.
+ */
+import { changesProcessState, findTestFiles } from "./test_files.ts";
+import { scriptArgs } from "./script_args.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const args = scriptArgs(
+  "Usage: deno task test [files or folders]\n\nRuns every test of tests/ and plugins/ (files " +
+    "that change process-wide state one at a time, the rest in parallel); given files or folders, " +
+    "runs just those with deno test.",
+  Deno.args,
+);
+if (args.length) Deno.exit(await run(args, "inherit").then((r) => r.code));
+
+const files = findTestFiles(ROOT, ["tests", "plugins"]);
+const read = (path: string) => {
+  try {
+    return Deno.readTextFileSync(`${ROOT}${path}`);
+  } catch {
+    return null;
+  }
+};
+const serial = files.filter((file) => changesProcessState(file, read));
+const parallel = files.filter((file) => !serial.includes(file));
+const started = performance.now();
+const [shared, alone] = await Promise.all([
+  run(["--parallel", ...parallel], "inherit"),
+  run(serial, "piped"),
+]);
+await Deno.stdout.write(alone.output);
+const total = (key: "passed" | "failed" | "ignored") =>
+  [shared.text, new TextDecoder().decode(alone.output)]
+    .map((text) => Number(new RegExp(`\\| (\\d+) ${key}`).exec(lastSummary(text))?.[1] ?? 0))
+    .reduce((a, b) => a + b, 0);
+const failed = shared.code !== 0 || alone.code !== 0;
+const seconds = Math.round((performance.now() - started) / 1000);
+console.log(
+  `\n${failed ? "FAILED" : "ok"} | ${total("passed")} passed | ${total("failed")} failed | ` +
+    `${total("ignored")} ignored (${Math.floor(seconds / 60)}m${seconds % 60}s, ` +
+    `${parallel.length} files in parallel, ${serial.length} alone)`,
+);
+Deno.exit(failed ? 1 : 0);
+
+/** deno's closing line in `text` (`ok | ...` or `FAILED | ...`), or "". */
+function lastSummary(text: string): string {
+  // deno-lint-ignore no-control-regex -- deno's colour codes around the closing line
+  const plain = text.replace(/\x1b\[[0-9;]*m/g, "");
+  return plain.split("\n").filter((line) => /^(ok|FAILED) \| /.test(line)).at(-1) ?? "";
+}
+
+/** `deno test -A --quiet <files>`; "inherit" prints as it runs, "piped" keeps the output. */
+async function run(
+  testArgs: string[],
+  output: "inherit" | "piped",
+): Promise<{ code: number; text: string; output: Uint8Array }> {
+  if (!testArgs.some((a) => !a.startsWith("-"))) {
+    return { code: 0, text: "", output: new Uint8Array() };
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", "--quiet", ...testArgs],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const chunks: Uint8Array[] = [];
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: typeof Deno.stdout) => {
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      if (output === "inherit") await sink.write(chunk);
+    }
+  };
+  await Promise.all([pump(child.stdout, Deno.stdout), pump(child.stderr, Deno.stderr)]);
+  const { code } = await child.status;
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return { code, text: new TextDecoder().decode(all), output: all };
+}

@@ -1,0 +1,54 @@
+/**
+ * Which test files may share a process with others. `deno test --parallel` runs test files as
+ * workers of one process, so a file that changes what the whole process shares (the environment,
+ * the working folder, the umask) races every file running beside it: a HOME set by one file is
+ * the HOME another file's code reads. Such a file, found by those calls in it or in a helper it
+ * imports by a relative path, runs in a process of its own (scripts/test.ts).
+ */
+import { dirname, join, relative } from "node:path";
+
+/** Calls that change state every worker of the process shares. */
+const PROCESS_WIDE = /\bDeno\.(?:env\.(?:set|delete)|chdir|umask)\s*\(/;
+/** Relative module specifiers of static imports and exports. */
+const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
+
+/** The test files (`*.test.ts`) under `roots`, relative to `base`, sorted. */
+export function findTestFiles(base: string, roots: readonly string[]): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory && entry.name !== "node_modules" && entry.name !== "fixtures") {
+        walk(path);
+      } else if (entry.isFile && entry.name.endsWith(".test.ts")) {
+        found.push(relative(base, path));
+      }
+    }
+  };
+  for (const root of roots) walk(join(base, root));
+  return found.sort();
+}
+
+/**
+ * Whether `file` (or a module it imports by a relative path, outside `src/`: svc's own code
+ * never changes these) changes process-wide state. `read` returns a module's text, or null.
+ */
+export function changesProcessState(
+  file: string,
+  read: (path: string) => string | null,
+): boolean {
+  const seen = new Set<string>();
+  const visit = (path: string): boolean => {
+    if (seen.has(path)) return false;
+    seen.add(path);
+    const text = read(path);
+    if (text === null) return false;
+    if (PROCESS_WIDE.test(text)) return true;
+    for (const match of text.matchAll(RELATIVE_IMPORT)) {
+      const target = join(dirname(path), match[1]);
+      if (!target.split("/").includes("src") && visit(target)) return true;
+    }
+    return false;
+  };
+  return visit(file);
+}
