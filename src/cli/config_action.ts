@@ -17,7 +17,7 @@ export interface ConfigScope {
 export async function list(flags: ConfigScope): Promise<void> {
   const worktree = resolveWorktree(flags.path);
   const value = flags.global
-    ? await readConfigFile(configPaths(worktree).global)
+    ? await readConfigFile(configPaths(worktree).global, { private: true })
     : await effective(worktree);
   if (flags.json) console.log(JSON.stringify(value, null, 2));
   else for (const [k, v] of Object.entries(value)) console.log(`${k} = ${JSON.stringify(v)}`);
@@ -27,7 +27,7 @@ export async function list(flags: ConfigScope): Promise<void> {
 export async function get(key: string, flags: ConfigScope): Promise<void> {
   const worktree = resolveWorktree(flags.path);
   const config = flags.global
-    ? await readConfigFile(configPaths(worktree).global)
+    ? await readConfigFile(configPaths(worktree).global, { private: true })
     : await effective(worktree) as Record<string, unknown>;
   const value = lookup(config, key);
   console.log(flags.json ? JSON.stringify(value ?? null) : formatValue(value));
@@ -99,7 +99,9 @@ async function edit(flags: ConfigScope, key: string, value: unknown): Promise<vo
   if (value !== undefined) checkKey(key);
   const worktree = resolveWorktree(flags.path);
   const path = flags.global ? configPaths(worktree).global : configPaths(worktree).local;
-  const { missing, problems } = await writeConfigKeys(path, { [key]: value });
+  const { missing, problems } = await writeConfigKeys(path, { [key]: value }, {
+    private: flags.global,
+  });
   if (missing.length) {
     if (!(key in REMOVED_KEYS)) checkKey(key);
     console.log(`${key} is not set in ${path}; nothing changed`);

@@ -4,6 +4,7 @@ import { REMOVED_KEYS } from "./keys.ts";
 import { memoized } from "../launch/start_memo.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { readTextCapped, UnreadableFileError } from "../util/fs.ts";
+import { checkPrivate } from "../util/private_file.ts";
 import { isTrusted, restrictUntrusted } from "./trust.ts";
 
 /** A configuration file that cannot be used; the message names the file and the key. */
@@ -26,11 +27,22 @@ const NESTED_PREFIXES = ["tools", "dev", "mcp", "mcp_server"];
 export const CONFIG_MAX_BYTES = 1 << 20;
 
 /**
+ * How a config file is read: the global one is `private` (svc's own folder): it is read only when
+ * no other user could have written it or its folder, else UnsafeFileError (private_file.ts).
+ */
+export interface ConfigReadOptions {
+  private?: boolean;
+}
+
+/**
  * Reads one config file as raw key/values: missing is `{}`; invalid JSON, removed keys and
  * values that fail the schema throw a ConfigError naming the file. The file is never rewritten.
  */
-export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  const flat = await readRawConfigFile(path);
+export async function readConfigFile(
+  path: string,
+  options: ConfigReadOptions = {},
+): Promise<Record<string, unknown>> {
+  const flat = await readRawConfigFile(path, options);
   for (const key of Object.keys(flat)) {
     if (key in REMOVED_KEYS) {
       throw new ConfigError(
@@ -89,7 +101,11 @@ function checkConfig(kind: string, input: Record<string, unknown>): Promise<Chec
  * can repair them): missing is `{}`; a file that is not a JSON object throws a ConfigError that
  * names the file and the fix. The file is never rewritten.
  */
-export async function readRawConfigFile(path: string): Promise<Record<string, unknown>> {
+export async function readRawConfigFile(
+  path: string,
+  options: ConfigReadOptions = {},
+): Promise<Record<string, unknown>> {
+  if (options.private) checkPrivate(path);
   let text: string;
   try {
     text = (await readTextCapped(path, CONFIG_MAX_BYTES)).text;
@@ -181,7 +197,7 @@ export async function loadConfigReport(
 ): Promise<LoadedConfig> {
   const paths = configPaths(worktree);
   const [global, local, trusted] = await Promise.all([
-    readConfigFile(paths.global),
+    readConfigFile(paths.global, { private: true }),
     readConfigFile(paths.local),
     isTrusted(worktree),
   ]);

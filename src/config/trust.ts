@@ -19,7 +19,7 @@ export function trustedPath(): string {
 
 /** The trusted folders; a corrupt file trusts nothing and says so. */
 export async function loadTrusted(): Promise<{ folders: string[]; warning?: string }> {
-  const { value, warning } = await readJson(trustedPath());
+  const { value, warning } = await readJson(trustedPath(), { private: true });
   // Only absolute paths count: an empty or relative entry must not trust the current folder.
   const folders = Array.isArray(value)
     ? value.filter((v): v is string => typeof v === "string" && isAbsolute(v))
@@ -45,7 +45,7 @@ export async function setTrusted(folder: string, remove = false): Promise<string
     const list = Array.isArray(current) ? current.filter((v) => typeof v === "string") : [];
     const rest = list.filter((v) => v !== canonical);
     return remove ? rest : [...rest, canonical];
-  });
+  }, { private: true });
   return result;
 }
 

@@ -1,6 +1,6 @@
 /** Editing config files: key checks and the locked, validated write of `svc config` and `/config`. */
 import { dirname } from "../util/posix_path.ts";
-import { flattenConfig, readRawConfigFile } from "./load.ts";
+import { type ConfigReadOptions, flattenConfig, readRawConfigFile } from "./load.ts";
 import { ConfigSchema, REMOVED_KEYS } from "./schema.ts";
 import { withFileLock, writeFileAtomic } from "../util/atomic.ts";
 
@@ -32,20 +32,22 @@ export function parseValue(text: string): unknown {
  * Sets (or, for undefined values, removes) keys in one config file under its lock, validating
  * the edited keys before the atomic write. `tool_permission.<category>` keys edit the object.
  * Returns the keys to remove that were not set and the problems the file already had in other
- * keys (kept, so each can be fixed in turn); when nothing changes, nothing is written.
+ * keys (kept, so each can be fixed in turn); when nothing changes, nothing is written. A
+ * `private` file (the global one) is read only when no other user could have written it.
  */
 export async function writeConfigKeys(
   path: string,
   patch: Record<string, unknown>,
+  options: ConfigReadOptions = {},
 ): Promise<{ missing: string[]; problems: string[] }> {
   const count = Object.keys(patch).length;
   if (Object.values(patch).every((value) => value === undefined)) {
     // Only removals: a file without those keys is left alone (not even its folder is made).
-    const missing = applyPatch(await readRawConfigFile(path), patch);
+    const missing = applyPatch(await readRawConfigFile(path, options), patch);
     if (missing.length === count) return { missing, problems: [] };
   }
   return await withFileLock(path, async () => {
-    const current = await readRawConfigFile(path);
+    const current = await readRawConfigFile(path, options);
     const missing = applyPatch(current, patch);
     if (missing.length === count) return { missing, problems: [] };
     const next = flattenConfig(current);

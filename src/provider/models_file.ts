@@ -26,7 +26,7 @@ export function modelsPath(options: ModelsOptions = {}): string {
 export async function loadApprovedModels(
   options: ModelsOptions = {},
 ): Promise<{ entries: ApprovedModel[]; warning?: string }> {
-  const { value, warning } = await readJson(modelsPath(options));
+  const { value, warning } = await readJson(modelsPath(options), { private: true });
   return { entries: entriesOf(value), ...(warning ? { warning } : {}) };
 }
 
@@ -68,7 +68,7 @@ export async function recordApproval(
       stored = found;
     } else entries.push(stored);
     return entries;
-  });
+  }, { private: true });
   return stored;
 }
 

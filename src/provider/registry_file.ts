@@ -29,10 +29,13 @@ export function providersPath(options: RegistryOptions = {}): string {
   return join(options.dir ?? globalConfigDir(), "providers.json");
 }
 
-/** Loads providers.json; never throws for a missing or corrupt file. */
+/**
+ * Loads providers.json; never throws for a missing or corrupt file, only (UnsafeFileError) for one
+ * another user could have written.
+ */
 export async function loadProviders(options: RegistryOptions = {}): Promise<ProviderRegistry> {
   const path = providersPath(options);
-  const { value, warning } = await readJson(path);
+  const { value, warning } = await readJson(path, { private: true });
   return { path, entries: entriesOf(value), ...(warning ? { warning } : {}) };
 }
 
@@ -62,7 +65,7 @@ export async function setEntry(
     }
     if (entry.custom) next.custom = true;
     return { ...entries, [name]: next };
-  }, { mode: 0o600 });
+  }, { mode: 0o600, private: true });
   return warning ? { warning } : {};
 }
 
@@ -74,7 +77,7 @@ export async function removeEntry(name: string, options: RegistryOptions = {}): 
     existed = name in entries;
     delete entries[name];
     return entries;
-  }, { mode: 0o600 });
+  }, { mode: 0o600, private: true });
   return existed;
 }
 

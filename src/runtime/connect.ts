@@ -112,7 +112,9 @@ export async function connectProvider(
   const saved = await saveConnection(plan, apiKey);
   const paths = configPaths(worktree);
   const configPath = request.global ? paths.global : paths.local;
-  await writeConfigKeys(configPath, { provider: plan.provider, base_url: plan.baseUrl });
+  await writeConfigKeys(configPath, { provider: plan.provider, base_url: plan.baseUrl }, {
+    private: request.global,
+  });
   return {
     provider: plan.provider,
     base_url: plan.baseUrl,

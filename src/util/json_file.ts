@@ -2,6 +2,7 @@
 import { dirname } from "./posix_path.ts";
 import { withFileLock, writeFileAtomic } from "./atomic.ts";
 import { readTextCapped, UnreadableFileError } from "./fs.ts";
+import { checkPrivate } from "./private_file.ts";
 
 /** A parsed file, or undefined with a warning naming the path when it is corrupt. */
 export interface JsonRead {
@@ -15,8 +16,20 @@ export interface JsonRead {
 /** providers.json and models.json are a few KiB; anything past this is not one of them. */
 export const STATE_FILE_MAX_BYTES = 4 << 20;
 
-/** Reads `path` as JSON; a missing file is undefined, a corrupt one is reported, never thrown. */
-export async function readJson(path: string): Promise<JsonRead> {
+/**
+ * With `private`, the file is one of svc's own (keys, trust, approvals): it is read only when
+ * no other user could have written it or its folder (private_file.ts), else UnsafeFileError.
+ */
+export interface JsonFileOptions {
+  private?: boolean;
+}
+
+/**
+ * Reads `path` as JSON; a missing file is undefined, a corrupt one is reported, never thrown.
+ * A `private` file that another user could have written throws UnsafeFileError.
+ */
+export async function readJson(path: string, options: JsonFileOptions = {}): Promise<JsonRead> {
+  if (options.private) checkPrivate(path);
   let text: string;
   try {
     text = (await readTextCapped(path, STATE_FILE_MAX_BYTES)).text;
@@ -39,17 +52,19 @@ export async function readJson(path: string): Promise<JsonRead> {
 
 /**
  * Read-modify-write of a JSON file under its lock. A corrupt file is first copied aside to
- * `<path>.corrupt-<time>` (same mode), so saving never silently discards what it held.
+ * `<path>.corrupt-<time>` (same mode), so saving never silently discards what it held. A
+ * `private` file is checked (see JsonFileOptions) before its lock file is made and as it is read.
  */
 export async function updateJson<T>(
   path: string,
   update: (current: unknown) => T,
-  options: { mode?: number } = {},
+  options: JsonFileOptions & { mode?: number } = {},
 ): Promise<{ result: T; warning?: string }> {
   const mode = options.mode ?? 0o644;
+  if (options.private) checkPrivate(path);
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
   return await withFileLock(path, async () => {
-    const read = await readJson(path);
+    const read = await readJson(path, options);
     let warning: string | undefined;
     if (read.warning) {
       const backup = `${path}.corrupt-${Date.now()}`;
