@@ -8,6 +8,7 @@ import { truncateAtLine } from "../tool/text.ts";
 import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
 import type { EngineEvent, ToolCallRecord } from "./events.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /**
  * Tool calls run per round; the rest of a longer batch are answered "not run" (in one session
@@ -150,10 +151,10 @@ async function analyze(name: string, content: string, env: CallEnv): Promise<str
     reasoning: env.deps.config.reasoning,
     messages: [
       { role: "system", content: "Summarize what this tool result shows in one short line." },
-      { role: "user", content: `Tool ${name} returned:\n${content.slice(0, 8000)}` },
+      { role: "user", content: `Tool ${name} returned:\n${cutText(content, 8000)}` },
     ],
   }, env.signal);
-  return reply.error ? undefined : reply.content.split("\n")[0].trim().slice(0, 300) || undefined;
+  return reply.error ? undefined : cutText(reply.content.split("\n")[0].trim(), 300) || undefined;
 }
 
 /** noise_tools and session_tool_max_chars shape only what is stored, never what the model saw. */

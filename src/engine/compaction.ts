@@ -1,5 +1,6 @@
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
+import { cutText } from "../util/text_cut.ts";
 
 export type CompactionResult =
   | { ok: true; summarized: number; kept: number }
@@ -35,7 +36,7 @@ export async function compactSession(
     return { ok: false, message: "Nothing to compact yet" };
   }
   const transcript = slice.map((m) =>
-    `${m.role}${m.name ? ` (${m.name})` : ""}: ${(m.content ?? "").slice(0, 4000)}`
+    `${m.role}${m.name ? ` (${m.name})` : ""}: ${cutText(m.content ?? "", 4000)}`
   ).join("\n");
   const reply = await client.chatNonStreaming({
     model,

@@ -7,6 +7,7 @@
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 import { readTextCapped } from "../util/fs.ts";
+import { cutText, tailText } from "../util/text_cut.ts";
 
 /** A memory file keeps at most this many characters (the newest part). */
 export const RUN_MEMORY_MAX = 16_000;
@@ -95,9 +96,9 @@ export async function writeRunMemory(
 /** Text on one line, cut at `max` characters with an ellipsis. */
 export function oneLine(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
+  return flat.length > max ? `${cutText(flat, max)}...` : flat;
 }
 
 function tail(text: string): string {
-  return text.length <= RUN_MEMORY_MAX ? text : text.slice(text.length - RUN_MEMORY_MAX);
+  return tailText(text, RUN_MEMORY_MAX);
 }

@@ -1,6 +1,7 @@
 import { readTextCapped } from "../util/fs.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import type { Config } from "../config/schema.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /** Project instructions are capped at this many characters. */
 export const PROJECT_INSTRUCTIONS_MAX = 20000;
@@ -29,7 +30,7 @@ export async function readProjectInstructions(
     const { text } = await readTextCapped(path, PROJECT_INSTRUCTIONS_MAX * 4, { head: true });
     if (text.length <= PROJECT_INSTRUCTIONS_MAX) return text;
     return `${
-      text.slice(0, PROJECT_INSTRUCTIONS_MAX)
+      cutText(text, PROJECT_INSTRUCTIONS_MAX)
     }\n[... ${fileName} truncated at ${PROJECT_INSTRUCTIONS_MAX} characters]`;
   } catch {
     return null;

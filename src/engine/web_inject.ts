@@ -1,5 +1,6 @@
 import { invokeTool } from "../tool/invoke.ts";
 import { type CallEnv, engineInvokeEnv } from "./calls.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /**
  * `web_search: true`: searches on every message and returns a block to inject, or null. The
@@ -29,7 +30,7 @@ export async function webSearchBlock(prompt: string, env: CallEnv): Promise<stri
     const why = inv.decision === "allow" ? "failed" : `was not run (${inv.audit.reason})`;
     env.emit({
       type: "warning",
-      message: `web_search for "${query}" ${why}: ${inv.content.slice(0, 200)}`,
+      message: `web_search for "${query}" ${why}: ${cutText(inv.content, 200)}`,
     });
     return null;
   }
@@ -44,7 +45,7 @@ async function refineQuery(query: string, env: CallEnv): Promise<string> {
   const recent = env.session.data.messages
     .filter((m) => m.role === "user" || m.role === "assistant")
     .slice(-config.query_refine_context - 1, -1)
-    .map((m) => `${m.role}: ${(m.content ?? "").slice(0, 500)}`)
+    .map((m) => `${m.role}: ${cutText(m.content ?? "", 500)}`)
     .join("\n");
   const reply = await client.chatNonStreaming({
     model,

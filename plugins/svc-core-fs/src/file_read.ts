@@ -3,6 +3,7 @@ import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, formatSize, looksBinary } from "./common.ts";
+import { cutText } from "../../../src/tool/text.ts";
 
 const schema = (z: Zod) =>
   z.object({
@@ -112,7 +113,7 @@ class LineScan {
       const cost = text.length + 8;
       if (this.used + cost > this.budget && this.kept.length > 0) this.stoppedAt = this.line;
       else if (this.used + cost > this.budget) {
-        this.kept.push(`${text.slice(0, this.budget)} [line cut at ${this.budget} chars]`);
+        this.kept.push(`${cutText(text, this.budget)} [line cut at ${this.budget} chars]`);
         this.stoppedAt = this.line + 1;
       } else {
         this.kept.push(text);

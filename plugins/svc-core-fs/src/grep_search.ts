@@ -3,6 +3,7 @@ import { join } from "../../../src/plugin/api.ts";
 import { GREP_MAX_FILE_BYTES } from "./common.ts";
 import { runRipgrep } from "./ripgrep.ts";
 import { pathMatcher, TimeSlice, walkFiles } from "./walk.ts";
+import { cutText } from "../../../src/tool/text.ts";
 
 /** Longest line text kept per match. */
 const MAX_TEXT = 300;
@@ -34,7 +35,7 @@ export class MatchSet {
     const worst = this.worst;
     if (worst && (path > worst.path || (path === worst.path && line > worst.line))) return;
     const trimmed = text.trim();
-    const cut = trimmed.length > MAX_TEXT ? `${trimmed.slice(0, MAX_TEXT)}...` : trimmed;
+    const cut = trimmed.length > MAX_TEXT ? `${cutText(trimmed, MAX_TEXT)}...` : trimmed;
     this.items.push({ path, line, text: cut });
     if (this.items.length >= this.limit * 8) this.trim();
   }

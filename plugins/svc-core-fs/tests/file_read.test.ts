@@ -164,3 +164,11 @@ Deno.test("file_read stops when the turn is cancelled", async () => {
     fileRead.run({ path: "a.txt" }, context(w.root, {}, controller.signal))
   );
 });
+
+Deno.test("file_read cuts a long line between whole characters", async () => {
+  await using w = await worktree({ "wide.txt": "a".repeat(599) + "😀".repeat(20) + "\n" });
+  const out = text(
+    await fileRead.run({ path: "wide.txt" }, context(w.root, { tool_max_result_chars: 1000 })),
+  );
+  assert.equal(out.split("\n")[1], `1\t${"a".repeat(599)} [line cut at 600 chars]`);
+});

@@ -50,3 +50,18 @@ Deno.test("truncateAtLine returns only the marker when the cap is smaller than i
     "[... truncated: showing 0 of 200 characters; use offset/limit to read more]",
   );
 });
+
+Deno.test("truncateAtLine cuts a long line at a grapheme boundary, never inside a surrogate pair", () => {
+  const marker = (shown: number, of: number) =>
+    `\n[... truncated: showing ${shown} of ${of} characters; use offset/limit to read more]`;
+  // The budget is 100 - 78 = 22 code units: the 22nd is the first half of a 😀.
+  assert.equal(
+    truncateAtLine("a".repeat(21) + "😀".repeat(100), 100),
+    "a".repeat(21) + marker(21, 221),
+  );
+  // A flag is two code points (four code units): cut between them it would show half a flag.
+  assert.equal(
+    truncateAtLine("a".repeat(20) + "🇫🇷".repeat(50), 100),
+    "a".repeat(20) + marker(20, 220),
+  );
+});

@@ -3,6 +3,7 @@ import { type FetchOptions, fetchPage } from "./fetch_page.ts";
 import { inlineText, RAW_TEXT, readHtml } from "./html_tokens.ts";
 import type { SearchBackend } from "./settings.ts";
 import type { SearchResult } from "./store.ts";
+import { cutText } from "../../../src/tool/text.ts";
 
 /** Results kept and shown per search. */
 export const MAX_RESULTS = 10;
@@ -78,7 +79,7 @@ export function parseDdgHtml(html: string): SearchResult[] {
     },
     text(value) {
       if (capture && !raw && capture.text.length < FRAGMENT_LIMIT) {
-        capture.text = (capture.text + value).slice(0, FRAGMENT_LIMIT);
+        capture.text = cutText(capture.text + value, FRAGMENT_LIMIT);
       }
     },
   });
@@ -101,7 +102,7 @@ export function parseSearxng(json: string): SearchResult[] | null {
     const url = typeof item?.url === "string" ? resultUrl(item.url) : null;
     if (!url) continue;
     const text = (value: unknown) =>
-      typeof value === "string" ? inlineText(value.slice(0, FRAGMENT_LIMIT)) : "";
+      typeof value === "string" ? inlineText(cutText(value, FRAGMENT_LIMIT)) : "";
     results.push({ title: text(item.title) || url, url, snippet: text(item.content) });
   }
   return results;

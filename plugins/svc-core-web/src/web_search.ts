@@ -4,6 +4,7 @@ import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { parserLoadError } from "./load_error.ts";
 import type { WebToolOptions } from "./options.ts";
 import { saveResults, type SearchResult } from "./store.ts";
+import { cutText } from "../../../src/tool/text.ts";
 
 /** A search's text for the model, whether it failed, and the results kept for `web_fetch id`. */
 export interface SearchOutcome extends ToolOutput {
@@ -13,7 +14,7 @@ export interface SearchOutcome extends ToolOutput {
 /** Formats results as a numbered list with URL and snippet lines. */
 export function formatResults(results: SearchResult[]): string {
   const items = results.map((r, i) => {
-    const snippet = r.snippet.length > 300 ? `${r.snippet.slice(0, 299)}…` : r.snippet;
+    const snippet = r.snippet.length > 300 ? `${cutText(r.snippet, 299)}…` : r.snippet;
     return [`${i + 1}. ${r.title}`, `   ${r.url}`, ...(snippet ? [`   ${snippet}`] : [])].join(
       "\n",
     );

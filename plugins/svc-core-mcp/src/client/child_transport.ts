@@ -21,6 +21,7 @@ import { signalGroup } from "../../../../src/plugin/api.ts";
 import { withNetworkEnv } from "../../../../src/tool/network_env.ts";
 import { guarded, track, untrack } from "./children.ts";
 import { LineSplitter } from "./lines.ts";
+import { cutText } from "../../../../src/tool/text.ts";
 
 /** How a server is started. */
 export interface ChildSpec {
@@ -191,7 +192,7 @@ export class ChildTransport implements Transport {
     try {
       message = deserializeMessage(text);
     } catch {
-      this.onerror?.(new Error(`skipped a line that is not JSON-RPC: ${text.slice(0, 200)}`));
+      this.onerror?.(new Error(`skipped a line that is not JSON-RPC: ${cutText(text, 200)}`));
       return;
     }
     this.onmessage?.(message);

@@ -1,4 +1,5 @@
 /** What the model and the user read when talking to a server fails. */
+import { cutText } from "../../../../src/tool/text.ts";
 
 /** Why a connect or a call failed, in one line, from an SDK, transport or server error. */
 export function describeFailure(err: unknown, timeoutSeconds: number): string {
@@ -17,7 +18,7 @@ export function describeFailure(err: unknown, timeoutSeconds: number): string {
     case "INVALID_RESULT":
       return invalidResult(message);
   }
-  return message.split("\n")[0].slice(0, 500);
+  return cutText(message.split("\n")[0], 500);
 }
 
 /**
@@ -34,6 +35,6 @@ function invalidResult(message: string): string {
       listed.join("; ")
     }${more}`;
   } catch {
-    return message.split("\n")[0].slice(0, 500);
+    return cutText(message.split("\n")[0], 500);
   }
 }

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { McpToolDef } from "./types.ts";
+import { cutText } from "../../../../src/tool/text.ts";
 
 /** At most this many tools are imported from one server. */
 export const MAX_TOOLS = 256;
@@ -107,7 +108,7 @@ function describe(server: string, text: unknown): string {
   // Control characters other than newline and tab carry nothing a model should read.
   const clean = typeof text === "string" ? text.replace(CONTROL, "") : "";
   const capped = clean.length > MAX_DESCRIPTION
-    ? `${clean.slice(0, MAX_DESCRIPTION)}... (description cut at ${MAX_DESCRIPTION} characters)`
+    ? `${cutText(clean, MAX_DESCRIPTION)}... (description cut at ${MAX_DESCRIPTION} characters)`
     : clean;
   return `[MCP server ${server}] ${capped.trim() || "(no description)"}`;
 }
