@@ -10,6 +10,7 @@ import {
   Runtime,
   showEntry,
 } from "../runtime/mod.ts";
+import { visibleControls } from "../util/terminal_text.ts";
 
 export type { CatalogKind };
 
@@ -22,7 +23,7 @@ export interface CatalogFlags {
 async function load(flags: CatalogFlags): Promise<Catalog> {
   const runtime = await Runtime.load({ path: flags.path });
   // The runtime's warnings include the catalog's.
-  for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+  for (const warning of runtime.warnings) console.error(`warning: ${visibleControls(warning)}`);
   return await runtime.catalog();
 }
 
@@ -56,5 +57,6 @@ export async function show(
     );
   }
   if (options.json) console.log(JSON.stringify(entry, null, 2));
-  else console.log(showEntry(catalog, { kind, name }));
+  // Skill and agent files come from the worktree: untrusted text on a terminal.
+  else console.log(visibleControls(showEntry(catalog, { kind, name }) ?? ""));
 }

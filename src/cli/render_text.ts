@@ -1,9 +1,15 @@
 import type { EngineEvent } from "../runtime/mod.ts";
+import { visibleControls } from "../util/terminal_text.ts";
+import { cutText } from "../util/text_cut.ts";
 
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
 
-/** Renders engine events for headless text output: answer to `out`, activity to stderr. */
+/**
+ * Renders engine events for headless text output: answer to `out`, activity to stderr. Model text,
+ * tool output and messages are untrusted: their control characters are shown as `\xHH` escapes
+ * (visibleControls) before svc adds its own dimming.
+ */
 export function renderTextEvent(
   event: EngineEvent,
   options: { verbose: boolean; out: ((text: string) => void) | null },
@@ -13,27 +19,32 @@ export function renderTextEvent(
   const note = (text: string) => console.error(noteColor() ? `${DIM}${text}${RESET}` : text);
   switch (event.type) {
     case "token":
-      options.out?.(event.content);
+      options.out?.(visibleControls(event.content));
       break;
     case "thinking":
-      if (options.verbose) Deno.stderr.writeSync(new TextEncoder().encode(event.content));
+      if (options.verbose) {
+        Deno.stderr.writeSync(new TextEncoder().encode(visibleControls(event.content)));
+      }
       break;
     case "tool_start":
-      note(`-> ${event.name} ${summarizeArgs(event.args)}`);
+      note(`-> ${visibleControls(event.name)} ${summarizeArgs(event.args)}`);
       break;
     case "tool_end":
       if (event.decision !== "allow" || !event.ok) {
-        note(`   ${event.name}: ${event.content.split("\n")[0].slice(0, 200)}`);
-      } else if (options.verbose) note(`   ${event.status ?? event.content.slice(0, 300)}`);
+        const line = cutText(event.content.split("\n")[0], 200);
+        note(`   ${visibleControls(event.name)}: ${visibleControls(line)}`);
+      } else if (options.verbose) {
+        note(`   ${visibleControls(event.status ?? cutText(event.content, 300))}`);
+      }
       break;
     case "warning":
-      console.error(`warning: ${event.message}`);
+      console.error(`warning: ${visibleControls(event.message)}`);
       break;
     case "error":
-      console.error(`error: ${event.message}`);
+      console.error(`error: ${visibleControls(event.message)}`);
       break;
     case "status":
-      if (options.verbose) note(event.message);
+      if (options.verbose) note(visibleControls(event.message));
       break;
     case "done":
       if (options.verbose) {
@@ -53,6 +64,6 @@ function noteColor(): boolean {
 }
 
 function summarizeArgs(args: Record<string, unknown>): string {
-  const text = JSON.stringify(args);
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  const text = visibleControls(JSON.stringify(args));
+  return text.length > 160 ? `${cutText(text, 157)}...` : text;
 }

@@ -9,6 +9,7 @@ import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
 import { CoalescedWriter } from "../util/coalesced_writer.ts";
 import { readBodyCapped } from "../util/read_body.ts";
+import { visibleControls } from "../util/terminal_text.ts";
 import { renderTextEvent } from "./render_text.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
@@ -58,9 +59,11 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   let setup: HeadlessSetup;
   try {
     const runtime = await Runtime.load(flags);
-    for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
+    for (const warning of runtime.warnings) console.error(`warning: ${visibleControls(warning)}`);
     // Plugin services start before the engine (MCP servers with autoconnect); say what failed.
-    for (const warning of await runtime.start()) console.error(`warning: ${warning}`);
+    for (const warning of await runtime.start()) {
+      console.error(`warning: ${visibleControls(warning)}`);
+    }
     const { sessionId, type, team } = flags;
     setup = await prepareHeadless(runtime, { prompt, sessionId, type, team, approver });
   } catch (err) {
@@ -99,7 +102,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     });
     stdout.flush();
     if (team && !json) {
-      if (result.content) write(result.content);
+      if (result.content) write(visibleControls(result.content));
       if (team.memory) console.error(`svc run: team memory written to ${team.memory}`);
     }
     if (json) console.log(JSON.stringify(result, null, 2));
@@ -180,12 +183,12 @@ function cancelOnSignals(
 }
 
 function usage(message: string): number {
-  console.error(`svc run: ${message}`);
+  console.error(`svc run: ${visibleControls(message)}`);
   return USAGE_EXIT;
 }
 
 function failEarly(message: string, json: boolean, flags: RunFlags, code = "setup"): number {
-  console.error(`svc run: ${message}`);
+  console.error(`svc run: ${visibleControls(message)}`);
   if (json) {
     const result = setupFailure({ code, message }, {
       model: flags.model,

@@ -10,6 +10,7 @@ import {
   showEntry,
 } from "../runtime/catalogs.ts";
 import { type Command, type CommandContext, firstWord } from "./slash_command.ts";
+import { visibleControls } from "../util/terminal_text.ts";
 
 async function list(ctx: CommandContext, kind: CatalogKind): Promise<void> {
   const catalog = await ctx.runtime.catalog();
@@ -25,7 +26,7 @@ async function show(ctx: CommandContext, kind: CatalogKind, name: string): Promi
     const names = [...catalog[kind].keys()];
     return ctx.error(`unknown ${ONE[kind]} "${name}"; available: ${names.join(", ") || "none"}`);
   }
-  ctx.print(text);
+  ctx.print(visibleControls(text));
 }
 
 export const type: Command = {
@@ -149,7 +150,7 @@ export const team: Command = {
             )),
         });
         view.finish();
-        if (run.result.content) ctx.print(run.result.content.trimEnd());
+        if (run.result.content) ctx.print(visibleControls(run.result.content.trimEnd()));
         if (run.memory) ctx.print(ctx.style.dim(`team memory written to ${run.memory}`));
         if (run.status !== "ok") ctx.error(`team ${name}: ${run.status}`);
         return;

@@ -3,6 +3,8 @@ import type { SessionMessage } from "../runtime/mod.ts";
 import { checkSessionName, interactiveName } from "../runtime/sessions.ts";
 import type { Style } from "./style.ts";
 import { type Command, firstWord } from "./slash_command.ts";
+import { visibleControls } from "../util/terminal_text.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /** Messages shown by `/session preview` and after `/session load`. */
 export const PREVIEW_MESSAGES = 6;
@@ -99,7 +101,8 @@ export function preview(messages: readonly SessionMessage[], style: Style): stri
         })`
         : "")).replace(/\s+/g, " ").trim();
       const role = m.compact_from !== undefined ? "summary" : m.role;
-      return `${style.dim(`${role}:`)} ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`;
+      const shown = visibleControls(text.length > 160 ? `${cutText(text, 157)}...` : text);
+      return `${style.dim(`${role}:`)} ${shown}`;
     })
     .join("\n");
 }

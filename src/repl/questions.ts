@@ -5,6 +5,7 @@
  * when a task ends or the REPL exits, is abandoned: denied, no, or no answer.
  */
 import type { AskRequest } from "../tool/types.ts";
+import { visibleControls } from "../util/terminal_text.ts";
 import type { Approval, ApprovalRequest } from "../tool/approval.ts";
 import { confirmPrompt, linePrompt, permissionPrompt, type Prompt } from "./prompts.ts";
 import type { Screen } from "./screen.ts";
@@ -59,8 +60,9 @@ export class Questions {
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<Approval> {
     const style = this.options.style();
     return new Promise((resolve) => {
-      const question = `${style.yellow("?")} Allow ${request.tool} ${summarize(request.args)} ${
-        style.dim(`(${request.reason})`)
+      const tool = visibleControls(request.tool);
+      const question = `${style.yellow("?")} Allow ${tool} ${summarize(request.args)} ${
+        style.dim(`(${visibleControls(request.reason)})`)
       }`;
       this.#push(
         permissionPrompt(question, (answer) => {
@@ -70,7 +72,7 @@ export class Questions {
             ? "allowed for this session"
             : "denied";
           this.screen.commit(
-            this.options.style().dim(`${said}: ${request.tool} ${summarize(request.args)}`),
+            this.options.style().dim(`${said}: ${tool} ${summarize(request.args)}`),
           );
           resolve({ answer, by: "user" });
         }),
@@ -82,17 +84,19 @@ export class Questions {
   /** The `ask` tool's human channel: a line, or a number for one of the request's options. */
   async askHuman(request: AskRequest, signal: AbortSignal): Promise<string | null> {
     const style = this.options.style();
-    const lines = [`${style.yellow("?")} ${request.question}`];
-    if (request.context) lines.push(style.dim(request.context));
+    // The model's question, context and options are untrusted text.
+    const question = visibleControls(request.question);
+    const lines = [`${style.yellow("?")} ${question}`];
+    if (request.context) lines.push(style.dim(visibleControls(request.context)));
     const options = request.options ?? [];
-    options.forEach((option, i) => lines.push(`  ${i + 1}. ${option}`));
+    options.forEach((option, i) => lines.push(`  ${i + 1}. ${visibleControls(option)}`));
     const answer = await new Promise<string | null>((resolve) => {
       this.#push(linePrompt(lines, resolve), signal);
     });
     if (answer === null) return "(the user dismissed the question without an answer)";
     const picked = /^\d+$/.test(answer.trim()) ? options[Number(answer.trim()) - 1] : undefined;
     const reply = picked ?? answer;
-    this.screen.commit(`${this.options.style().dim(`${request.question} →`)} ${reply}`);
+    this.screen.commit(`${this.options.style().dim(`${question} →`)} ${visibleControls(reply)}`);
     return reply;
   }
 

@@ -7,6 +7,7 @@
  * region shows in live_region.ts, Tab in tab_completion.ts.
  */
 import type { ConnectedModel, Engine, Runtime, RuntimeInit, SessionLog } from "../runtime/mod.ts";
+import { visibleControls, visibleControlsKeepingStyle } from "../util/terminal_text.ts";
 import { VERSION } from "../version.ts";
 import type { Command, Display } from "./slash_command.ts";
 import { parseCommand } from "./slash_command.ts";
@@ -163,16 +164,17 @@ export class Repl implements TaskHost {
     return this.#task;
   }
 
+  /** Commits a command's output; control characters but svc's styling (SGR) show as `\xHH`. */
   print(text: string): void {
-    this.screen.commit(text);
+    this.screen.commit(visibleControlsKeepingStyle(text));
   }
 
   error(text: string): void {
-    this.screen.commit(this.style.red(text));
+    this.screen.commit(this.style.red(visibleControls(text)));
   }
 
   warn(text: string): void {
-    this.screen.commit(this.style.yellow(`warning: ${text}`));
+    this.screen.commit(this.style.yellow(`warning: ${visibleControls(text)}`));
   }
 
   /** Asks the gate question of an unapproved model. */

@@ -4,9 +4,13 @@
  * tail lives in the live region; thinking is streamed dimmed (show_thinking) or shown as a
  * spinner and then "thought for 1.2 s"; running tools are ephemeral live lines and each finished
  * call leaves one line (tool_status_visible); a delegate's answer and footer are echoed
- * (delegate_echo). Nothing here is persisted: the engine writes the session.
+ * (delegate_echo). Nothing here is persisted: the engine writes the session. Every text an event
+ * carries is untrusted (model text, tool output, file content): its control characters are shown
+ * as `\xHH` escapes (visibleControls) before svc styles it.
  */
 import type { EngineEvent, TurnResult } from "../runtime/mod.ts";
+import { visibleControls } from "../util/terminal_text.ts";
+import { cutText, tailText } from "../util/text_cut.ts";
 import { type Block, BlockCommitter, renderBlock } from "./markdown.ts";
 import type { Style } from "./style.ts";
 import { clip, wrapLine } from "./width.ts";
@@ -46,29 +50,31 @@ export class TurnView {
       case "thinking":
         if (this.#thinkStart === null) this.#thinkStart = performance.now();
         if (this.display.show_thinking) {
-          for (const b of this.#thoughts.feed(event.content)) this.commit(this.style.dim(b.text));
+          for (const b of this.#thoughts.feed(visibleControls(event.content))) {
+            this.commit(this.style.dim(b.text));
+          }
         }
         return;
       case "token":
         this.#endThinking();
-        this.#blocks(this.#answer.feed(event.content));
+        this.#blocks(this.#answer.feed(visibleControls(event.content)));
         return;
       case "tool_start":
         this.#endThinking();
         this.#flushAnswer();
-        this.#tools.set(event.call.id, `${event.name} ${summarize(event.args)}`);
+        this.#tools.set(event.call.id, `${visibleControls(event.name)} ${summarize(event.args)}`);
         return;
       case "tool_end":
         this.#toolEnd(event);
         return;
       case "status":
-        this.#status = event.message;
+        this.#status = visibleControls(event.message);
         return;
       case "warning":
-        this.commit(this.style.yellow(`warning: ${event.message}`));
+        this.commit(this.style.yellow(`warning: ${visibleControls(event.message)}`));
         return;
       case "error":
-        this.commit(this.style.red(`error: ${event.message}`));
+        this.commit(this.style.red(`error: ${visibleControls(event.message)}`));
         return;
     }
   }
@@ -146,7 +152,7 @@ export class TurnView {
   }
 
   #toolEnd(event: Extract<EngineEvent, { type: "tool_end" }>): void {
-    const label = this.#tools.get(event.id) ?? event.name;
+    const label = this.#tools.get(event.id) ?? visibleControls(event.name);
     this.#tools.delete(event.id);
     const { glyphs } = this.style;
     // Denied by the policy, refused at the prompt (an ask answered n), or cancelled.
@@ -158,16 +164,18 @@ export class TurnView {
       const why = refused
         ? ` ${event.decision === "cancelled" ? "cancelled" : "denied"}`
         : failed
-        ? `: ${event.content.split("\n")[0].slice(0, 200)}`
+        ? `: ${visibleControls(cutText(event.content.split("\n")[0], 200))}`
         : "";
       const status = !failed && event.status && event.name !== "delegate"
-        ? this.style.dim(` (${event.status.split("\n")[0].slice(0, 160)})`)
+        ? this.style.dim(` (${visibleControls(cutText(event.status.split("\n")[0], 160))})`)
         : "";
       this.commit(`${mark} ${label}${why}${status}`);
     }
     if (event.name === "delegate" && this.display.delegate_echo && !refused) {
-      this.commit(event.content.trimEnd());
-      if (event.status) this.commit(this.style.dim(`${glyphs.rule.repeat(2)} ${event.status}`));
+      this.commit(visibleControls(event.content.trimEnd()));
+      if (event.status) {
+        this.commit(this.style.dim(`${glyphs.rule.repeat(2)} ${visibleControls(event.status)}`));
+      }
     }
   }
 }
@@ -176,13 +184,13 @@ export class TurnView {
 function tailRows(text: string, columns: number): string[] {
   // Only the end of a long line can show: wrapping all of it each frame would cost O(answer).
   const keep = columns * (TAIL_ROWS + 1);
-  const lines = text.slice(-keep * TAIL_ROWS).split("\n").slice(-TAIL_ROWS);
-  return lines.flatMap((line) => wrapLine(line.length > keep ? line.slice(-keep) : line, columns))
+  const lines = tailText(text, keep * TAIL_ROWS).split("\n").slice(-TAIL_ROWS);
+  return lines.flatMap((line) => wrapLine(tailText(line, keep), columns))
     .slice(-TAIL_ROWS);
 }
 
-/** Tool arguments in one short line. */
+/** Tool arguments in one short line (JSON escapes C0 controls; DEL and C1 are made visible). */
 export function summarize(args: Record<string, unknown>): string {
-  const text = JSON.stringify(args);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  const text = visibleControls(JSON.stringify(args));
+  return text.length > 120 ? `${cutText(text, 117)}...` : text;
 }

@@ -287,3 +287,70 @@ Deno.test("without an absolute HOME svc run refuses to guess where keys and trus
   }
   assert.deepEqual([...Deno.readDirSync(box.worktree)], []);
 });
+
+// deno-lint-ignore no-control-regex
+const RAW_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const PLANTED = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x1b]0;pwned\x07planted\x9b2J\n";
+
+Deno.test("svc run --verbose shows the control characters of a planted file, the answer and thinking as \\xHH, never raw", async () => {
+  await using box = await sandbox({ "evil.txt": PLANTED });
+  const fake = await startFakeProvider((body) => {
+    const last = body.messages.at(-1);
+    if (last.role === "tool" && last.tool_call_id === "c2") {
+      const file = body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === "c1");
+      return { text: `the file says ${String(file.content).split("\n")[1]}`, thinking: PLANTED };
+    }
+    if (last.role === "tool") {
+      return { tool_calls: [{ name: "file_read", arguments: { path: PLANTED }, id: "c2" }] };
+    }
+    return { tool_calls: [{ name: "file_read", arguments: { path: "evil.txt" }, id: "c1" }] };
+  });
+  const out = await svc(
+    ["run", "--base-url", fake.url, "--model", "m", "--verbose", "-p", "read evil.txt"],
+    { cwd: box.worktree, env: box.env },
+  );
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  // The answer quotes the file; a failed call's error line quotes the planted path; --verbose
+  // streams the thinking to stderr.
+  const shown = String.raw`\x1b]52;c;SGVsbG8=\x07\x1b[2J\x1b]0;pwned\x07planted\x9b2J`;
+  assert.equal(out.stdout.includes(shown), true, out.stdout);
+  assert.equal(out.stderr.includes(`${shown}\n`), true, out.stderr);
+  assert.match(out.stderr, /file_read: .*\\x1b\]52;c;SGVsbG8=\\x07/);
+  assert.equal(RAW_CONTROLS.test(out.stdout), false, JSON.stringify(out.stdout));
+  assert.equal(RAW_CONTROLS.test(out.stderr), false, JSON.stringify(out.stderr));
+  // The session and the model keep the text as it is: only the terminal sees escapes.
+  assert.equal(fake.requests[1].body.messages.at(-1).content.includes(PLANTED.trim()), true);
+});
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+Deno.test("a line cut at the tool result cap never splits a surrogate pair: the next request carries whole characters", async () => {
+  // file_read's budget is tool_max_result_chars - 400 = 600: the line is cut between 😀's halves.
+  await using box = await sandbox({
+    "wide.txt": "a".repeat(599) + "😀".repeat(20) + "\nsecond\n",
+    ".svc/config.json": JSON.stringify({ tool_max_result_chars: 1000 }),
+  }, { trusted: true });
+  const fake = await startFakeProvider([
+    { tool_calls: [{ name: "file_read", arguments: { path: "wide.txt" } }] },
+    { text: "done" },
+  ]);
+  const out = await svc(
+    ["run", "--base-url", fake.url, "--model", "m", "--output", "json", "-p", "read wide.txt"],
+    { cwd: box.worktree, env: box.env },
+  );
+  await fake.close();
+  assert.equal(out.code, 0, out.stderr);
+  const tool = fake.requests[1].body.messages.at(-1);
+  assert.equal(tool.role, "tool");
+  assert.match(tool.content, /a{599} \[line cut at 600 chars\]/);
+  for (const request of fake.requests) {
+    assert.equal(LONE_SURROGATE.test(JSON.stringify(request.body)), false);
+    for (const m of request.body.messages) {
+      assert.equal(LONE_SURROGATE.test(m.content ?? ""), false);
+    }
+  }
+  const session = JSON.parse(out.stdout).session;
+  const stored = await Deno.readTextFile(`${box.worktree}/.svc/sessions/${session}.json`);
+  assert.equal(/\\ud[89ab]/i.test(stored) || LONE_SURROGATE.test(stored), false);
+});

@@ -192,6 +192,58 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "svc in a terminal shows the control characters of a planted file, model text, thinking and tool errors as \\xHH, never raw (needs script)",
+  needs("script"),
+  async () => {
+    const planted = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x1b]0;pwned\x07planted\x9b2J";
+    await using box = await sandbox({ "evil.txt": `${planted}\n` });
+    const fake = await startFakeProvider((body: any) => {
+      const last = body.messages.at(-1);
+      if (last.role === "tool") {
+        return { text: `tool said: ${String(last.content).split("\n").at(-1)}`, thinking: planted };
+      }
+      if (last.content === "read evil") {
+        return { tool_calls: [{ name: "file_read", arguments: { path: "evil.txt" } }] };
+      }
+      return { tool_calls: [{ name: "file_read", arguments: { path: planted } }] };
+    });
+    await Deno.mkdir(`${box.worktree}/.svc`, { recursive: true });
+    await Deno.writeTextFile(
+      `${box.worktree}/.svc/config.json`,
+      JSON.stringify({ base_url: fake.url, model: "fake-model", show_thinking: true }),
+    );
+    // With colors: svc's own styling still reaches the terminal.
+    const { NO_COLOR: _, ...env } = box.env;
+    const repl = new PtyRepl({ cwd: box.worktree, env, columns: 250 });
+    const shown = String.raw`\x1b]52;c;SGVsbG8=\x07\x1b[2J\x1b]0;pwned\x07planted\x9b2J`;
+    const quoted = shown.replace(/[\\[\]]/g, "\\$&");
+    try {
+      await repl.waitFor(/generic\/fake-model · ctx/);
+      await repl.send("read evil\r");
+      // The thinking (dimmed) and the answer quoting the file.
+      await repl.waitFor(new RegExp(`${quoted}\\n(.*\\n)*tool said: 1\\s+${quoted}`));
+      await repl.send('/tool file_read {"path": "evil.txt"}\r');
+      await repl.waitFor(new RegExp(`evil.txt: 1 line, \\d+ chars\\n1\\s+${quoted}`));
+      await repl.send("read missing\r");
+      await repl.waitFor(new RegExp(`✗ file_read .*: Path not found: ${quoted}`));
+      await repl.send("/session preview\r");
+      await repl.waitFor(new RegExp(`tool: Path not found: ${quoted}\\nassistant: tool said`));
+      await repl.send("/exit\r");
+      assert.equal(await repl.exit(), 0);
+      const raw = repl.term.raw;
+      for (const seq of ["\x1b]52", "\x1b]0;", "\x07", "\x9b"]) {
+        assert.equal(raw.includes(seq), false, `${JSON.stringify(seq)} reached the terminal`);
+      }
+      assert.deepEqual(forbiddenIn(raw), []);
+      assert.equal(SGR.test(raw), true, "svc's own colors still work");
+    } finally {
+      await repl.dispose();
+      await fake.close();
+    }
+  },
+);
+
 Deno.test("svc with no arguments and no terminal says the REPL needs one and how to run a prompt instead", async () => {
   await using box = await sandbox();
   const out = await svc([], { cwd: box.worktree, env: box.env });
