@@ -7,7 +7,13 @@ import type { SessionLog } from "../session/log.ts";
 import type { Zod } from "../tool/arg_schema.ts";
 import type { Tool, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent } from "./events.ts";
-import { answerOf, type LeadEngine, runSubAgent, succeeded } from "./sub_agent.ts";
+import {
+  answerOf,
+  type LeadEngine,
+  MAX_DELEGATION_DEPTH,
+  runSubAgent,
+  succeeded,
+} from "./sub_agent.ts";
 
 /** The description of the `delegate` tool, naming the types it can run. */
 export function delegateDescription(types: readonly AgentType[] = []): string {
@@ -46,7 +52,9 @@ export function delegateTool(types: readonly AgentType[] = []): Tool {
 /**
  * Runs `task` as a sub-agent of the type named `typeName` under `lead` and returns the tool
  * result: its final answer (ok unless the sub-agent failed), or a tool error naming the known
- * types when there is no such type.
+ * types when there is no such type. Every way into delegation (the `delegate` tool, any tool's
+ * `ctx.delegate`, a plugin's) runs through here, so the depth cap holds here too: a lead at
+ * `MAX_DELEGATION_DEPTH` is refused even when its `delegate` tool is not offered.
  */
 export async function delegate(
   lead: LeadEngine,
@@ -60,6 +68,13 @@ export async function delegate(
 ): Promise<ToolOutput> {
   const agents = lead.deps.agents;
   if (!agents) return { content: "Error: this engine cannot delegate", ok: false };
+  if (lead.deps.depth >= MAX_DELEGATION_DEPTH) {
+    return {
+      content: `Error: delegation is nested ${MAX_DELEGATION_DEPTH} deep already, the limit; ` +
+        "do the task here",
+      ok: false,
+    };
+  }
   const catalog = await agents.catalog();
   const type = catalog.types.get(typeName);
   if (!type) {

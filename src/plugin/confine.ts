@@ -1,7 +1,9 @@
 /**
  * A sandboxed plugin may always read its own folder, and Deno checks a path as written: a
  * symbolic link inside the folder would let it read wherever the link points (a global plugin's
- * `keys -> ../../providers.json` would reach svc's API keys). Such a folder is refused.
+ * `keys -> ../../providers.json` would reach svc's API keys). Such a folder is refused. The same
+ * holds for the folders a plugin is granted (the worktree): a link there leading into svc's own
+ * folder (`cfg -> ~/.config/svc`) keeps the plugin from starting (`linkIntoConfig`).
  */
 import { join, relative } from "../util/posix_path.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
@@ -54,6 +56,72 @@ export function scanFolder(
   }
   entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return { root, problem: null, entries };
+}
+
+/** Most entries looked at in a plugin's granted folders, links followed, at each start. */
+export const MAX_GRANTED_ENTRIES = 200_000;
+
+/**
+ * Why a plugin granted `folders` must not start: a symbolic link in them (or in a folder outside
+ * them that one of their links leads to) whose target is inside svc's own folder `configDir` or
+ * contains it, unless the target is inside one of `allowed` (paths there granted by name); or
+ * more entries than can be checked. Null when no such link is there. Deno checks a path as
+ * written (`--deny-read` too), so the link would reach API keys and the trust list. A link made
+ * after the start is not seen: a sandboxed plugin cannot make one itself (Deno.symlink needs
+ * unscoped read and write), but a program it is granted to run can.
+ */
+export function linkIntoConfig(
+  folders: readonly string[],
+  configDir: string,
+  allowed: readonly string[] = [],
+): string | null {
+  const roots = folders.filter((f) => !allowed.some((a) => isInside(a, f)));
+  const seen = new Set<string>(roots);
+  const pending = [...roots];
+  let count = 0;
+  while (pending.length) {
+    const folder = pending.pop()!;
+    let entries: Iterable<Deno.DirEntry>;
+    try {
+      entries = Deno.readDirSync(folder);
+    } catch {
+      continue; // unreadable: unreadable through a link as well
+    }
+    for (const entry of entries) {
+      if (++count > MAX_GRANTED_ENTRIES) {
+        return `its granted folders (${folders.join(", ")}) have more than ` +
+          `${MAX_GRANTED_ENTRIES} entries, too many to check for links into svc's own folder ` +
+          `${configDir}; grant narrower folders`;
+      }
+      const path = join(folder, entry.name);
+      if (entry.isDirectory) {
+        pending.push(path);
+        continue;
+      }
+      if (!entry.isSymlink) continue;
+      let target: string;
+      try {
+        target = canonicalPath(folder, path);
+      } catch {
+        continue; // a loop: nothing is read through it
+      }
+      const reaches = isInside(configDir, target) || isInside(target, configDir);
+      if (reaches && !allowed.some((a) => isInside(a, target))) {
+        return `${path} is a symbolic link to ${target}, into svc's own folder ${configDir} ` +
+          "(API keys, trust list): the plugin could read it through the link; remove the link " +
+          "or run svc elsewhere";
+      }
+      if (seen.has(target) || roots.some((r) => isInside(r, target))) continue;
+      try {
+        if (!Deno.statSync(target).isDirectory) continue;
+      } catch {
+        continue;
+      }
+      seen.add(target);
+      pending.push(target);
+    }
+  }
+  return null;
 }
 
 /** `scanFolder`'s problem alone. */

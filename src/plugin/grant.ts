@@ -21,6 +21,11 @@ export interface PluginGrant {
   import: string[];
   /** Granted paths inside svc's own folder `~/.config/svc` (API keys, trust list). */
   sensitive: string[];
+  /**
+   * The plugin's tools may hand tasks to sub-agents (`ctx.delegate`), which act with their own
+   * permissions, not the plugin's grant; only when the manifest asks for it.
+   */
+  delegate?: boolean;
 }
 
 /** The Worker option `deno.permissions` for a grant: exactly the grant, nothing inherited. */
@@ -75,6 +80,12 @@ export function describeGrant(grant: PluginGrant, worktree: string): string[] {
   }
   if (grant.env.length) lines.push(`env: ${grant.env.join(", ")}`);
   if (grant.import.length) lines.push(`import: ${grant.import.join(", ")}`);
+  if (grant.delegate) {
+    lines.push(
+      "delegate: its tools may hand tasks to sub-agents (which act with their own permissions, " +
+        "not this grant)",
+    );
+  }
   return lines;
 }
 
@@ -90,5 +101,6 @@ export function grantSummary(grant: PluginGrant, worktree: string): string {
   if (grant.run.length) parts.push(`run=${grant.run.join(",")}`);
   if (grant.env.length) parts.push(`env=${grant.env.join(",")}`);
   if (grant.import.length) parts.push(`import=${grant.import.join(",")}`);
+  if (grant.delegate) parts.push("delegate");
   return parts.join(" ") || "none";
 }

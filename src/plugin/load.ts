@@ -43,6 +43,8 @@ export interface LoadOptions extends RootOptions {
   trustLocal: boolean;
   /** Longest wait for one entry import or one hook, in milliseconds (default 30 s and 10 s). */
   timeoutMs?: number;
+  /** Time limit of one sandboxed plugin's tool call or command, in milliseconds (default 600 s). */
+  callTimeoutMs?: number;
   /**
    * Run every sandboxed plugin's hooks now instead of starting from remembered registrations
    * (`svc plugins list` shows real statuses); what they register is remembered all the same.
@@ -80,7 +82,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
   const active = candidates.filter(enabled);
   const sandboxes: SandboxHandle[] = [];
   const sandboxed = {
-    timeouts,
+    timeouts: { ...timeouts, call: options.callTimeoutMs },
     cacheDir: pluginCacheDir(options),
     fresh: options.fresh === true,
     transport: options.transport,

@@ -42,6 +42,8 @@ export const PermissionsSchema = z.union([
     net: z.union([z.boolean(), z.array(host).max(100)]).optional(),
     run: z.array(program).max(100).optional(),
     env: z.array(variable).max(100).optional(),
+    /** svc's own permission: the plugin's tools may call `ctx.delegate` (run sub-agents). */
+    delegate: z.boolean().optional(),
   }),
 ], {
   error: 'must be an object such as {"read": true, "net": ["api.example.com"], "run": ["git"]}',
@@ -64,7 +66,8 @@ export interface GrantPlaces {
 /**
  * The exact grant of a sandboxed plugin, or why it cannot have one: `read` and `write` cover the
  * worktree plus any listed absolute (or `~/`) paths, `net` the listed hosts (`true`: any host),
- * `run` and `env` the listed programs and variables (both must name what they cover). svc's own
+ * `run` and `env` the listed programs and variables (both must name what they cover), `delegate`
+ * lets the plugin's tools run sub-agents (`ctx.delegate`). svc's own
  * folder `~/.config/svc` (API keys, trust list, global plugins) is never written and never covered
  * by a broader grant (a worktree that contains it, `~`, `/`); a path inside it is readable only
  * when listed by name, and is marked `sensitive` so svc says so wherever it shows the grant.
@@ -77,7 +80,7 @@ export function grantFor(
   if (typeof declared === "string") return { ok: false, error: declared };
   let configDir: string;
   try {
-    configDir = canonical(places.configDir ?? globalConfigDir());
+    configDir = configDirOf(places.configDir);
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   }
@@ -92,6 +95,7 @@ export function grantFor(
     env: declared.env ?? [],
     import: importHosts(manifest.requires),
     sensitive: [],
+    ...(declared.delegate ? { delegate: true } : {}),
   };
   for (const kind of ["read", "write"] as const) {
     const extra = declared[kind];
@@ -139,6 +143,7 @@ interface Normalized {
   net?: string[] | "any";
   run?: string[];
   env?: string[];
+  delegate?: boolean;
 }
 
 /** Both manifest forms as one shape; `run` and `env` must list what they cover. */
@@ -162,7 +167,13 @@ function normalize(declared: DeclaredPermissions): Normalized | string {
   if (declared.net) out.net = declared.net === true ? "any" : declared.net;
   if (declared.run?.length) out.run = [...new Set(declared.run)];
   if (declared.env?.length) out.env = [...new Set(declared.env)];
+  if (declared.delegate) out.delegate = true;
   return out;
+}
+
+/** svc's own folder as grants judge it: `~/.config/svc`, symbolic links resolved. */
+export function configDirOf(configDir?: string): string {
+  return canonical(configDir ?? globalConfigDir());
 }
 
 function canonical(path: string): string {

@@ -3,9 +3,9 @@
  * exactly the plugin's permissions (a Worker can only narrow svc's own), in a child process of its
  * own (sandbox_transport.ts). The Worker imports the entry and runs the hooks; tool calls and
  * commands are messages. Whatever the plugin does, svc goes on: a hook past its timeout, a call
- * that ignores a cancel past a grace period, a plugin that crashes or runs out of memory is
- * stopped (its process killed or gone) and the plugin reported errored (while loading) or its
- * pending calls failed (later).
+ * past its time limit, a call that ignores a cancel past a grace period, a plugin that crashes or
+ * runs out of memory is stopped (its process killed or gone) and the plugin reported errored
+ * (while loading) or its pending calls failed (later).
  */
 import { pathToFileURL } from "../util/file_url.ts";
 import type { Config } from "../config/schema.ts";
@@ -22,6 +22,11 @@ import { openTransport, type Transport } from "./sandbox_transport.ts";
 
 /** How long a cancelled call may keep running before its Worker is stopped. */
 export const CANCEL_GRACE_MS = 2000;
+/**
+ * The time limit of one tool call or command of a plugin, in milliseconds: the longest timeout of
+ * a shell command (tool/shell.ts `MAX_TIMEOUT_S`). Past it the plugin's Worker is stopped.
+ */
+export const CALL_TIMEOUT_MS = 600_000;
 /** Longest console line of a plugin that svc writes to stderr. */
 const LOG_MAX_CHARS = 4000;
 /** Console output of one plugin svc writes at most; later output is dropped. */
@@ -34,14 +39,19 @@ export interface SandboxStart {
   name: string;
   entryPath: string;
   grant: PluginGrant;
-  /** Longest wait for the entry import and for each hook, in milliseconds. */
-  timeouts: { import: number; hook: number };
+  /**
+   * Longest wait for the entry import, for each hook and for each tool call or command (default
+   * `CALL_TIMEOUT_MS`), in milliseconds.
+   */
+  timeouts: { import: number; hook: number; call?: number };
   /** Default: a child process when svc runs under `deno`, else a Worker in svc's process. */
   transport?: "process" | "worker";
 }
 
 interface Pending {
   settle(outcome: { output: ToolOutput } | { error: string }): void;
+  /** Stops the call's time limit while svc answers a question or runs a delegation for it. */
+  wait?(): () => void;
   ctx?: ToolContext;
   print?(text: string): void;
 }
@@ -67,9 +77,13 @@ export class PluginSandbox {
   #seq = 0;
   #logged = 0;
   #loading?: Loading;
+  #callTimeout: number;
+  #mayDelegate: boolean;
 
-  private constructor(name: string) {
+  private constructor(name: string, callTimeout: number, mayDelegate: boolean) {
     this.name = name;
+    this.#callTimeout = callTimeout;
+    this.#mayDelegate = mayDelegate;
   }
 
   /**
@@ -80,7 +94,11 @@ export class PluginSandbox {
   static async start(
     options: SandboxStart,
   ): Promise<{ sandbox: PluginSandbox; registrations: RegistrationData } | string> {
-    const sandbox = new PluginSandbox(options.name);
+    const sandbox = new PluginSandbox(
+      options.name,
+      options.timeouts.call ?? CALL_TIMEOUT_MS,
+      options.grant.delegate === true,
+    );
     const transport = openTransport(options.name, {
       grant: options.grant,
       events: {
@@ -120,6 +138,7 @@ export class PluginSandbox {
     return this.#request(
       (id) => ({ t: "call", id, tool: name, args, ctx: parts }),
       { ctx },
+      `tool ${name}`,
       ctx.signal,
     ).then((output) => {
       this.#sent.add(configId);
@@ -129,7 +148,11 @@ export class PluginSandbox {
 
   /** Runs one of the plugin's slash commands in the Worker. */
   async runCommand(name: string, args: string, io: { print(text: string): void }): Promise<void> {
-    await this.#request((id) => ({ t: "command", id, name, args }), { print: io.print });
+    await this.#request(
+      (id) => ({ t: "command", id, name, args }),
+      { print: io.print },
+      `command /${name}`,
+    );
   }
 
   /** Stops the plugin for good (its process is killed); pending calls fail with `reason`. */
@@ -175,10 +198,14 @@ export class PluginSandbox {
     loading.timer = setTimeout(() => this.stop(`timed out after ${ms} ms`), ms);
   }
 
-  /** Sends a call or command and waits for its result; watches memory and cancellation. */
+  /**
+   * Sends a call or command (`what`, for messages) and waits for its result; watches its time
+   * limit and cancellation.
+   */
   #request(
     message: (id: number) => HostMessage,
     handlers: Omit<Pending, "settle">,
+    what: string,
     signal?: AbortSignal,
   ): Promise<ToolOutput> {
     if (this.#stopped !== null) {
@@ -187,6 +214,32 @@ export class PluginSandbox {
     const id = ++this.#seq;
     return new Promise((resolve, reject) => {
       let grace: ReturnType<typeof setTimeout> | undefined;
+      // A call that never ends (a loop, a promise never settled) stops the plugin: its process is
+      // killed, and this call and the plugin's later ones fail with the reason. Time svc spends
+      // answering the call (a question to a person, a sub-agent) does not count.
+      const expire = () =>
+        this.stop(
+          `${what} did not finish within the time limit of plugin calls ` +
+            `(${formatLimit(this.#callTimeout)})`,
+        );
+      let remaining = this.#callTimeout;
+      let since = performance.now();
+      let limit: ReturnType<typeof setTimeout> | undefined = setTimeout(expire, remaining);
+      let waits = 0;
+      let settled = false;
+      const wait = () => {
+        if (waits++ === 0) {
+          clearTimeout(limit);
+          remaining -= performance.now() - since;
+        }
+        let done = false;
+        return () => {
+          if (done || --waits > 0 || settled) return;
+          done = true;
+          since = performance.now();
+          limit = setTimeout(expire, Math.max(0, remaining));
+        };
+      };
       const onAbort = () => {
         this.#post({ t: "cancel", id });
         grace = setTimeout(
@@ -196,9 +249,12 @@ export class PluginSandbox {
       };
       this.#pending.set(id, {
         ...handlers,
+        wait,
         settle: (outcome) => {
+          settled = true;
           this.#pending.delete(id);
           clearTimeout(grace);
+          clearTimeout(limit);
           signal?.removeEventListener("abort", onAbort);
           if ("output" in outcome) resolve(outcome.output);
           else reject(new Error(outcome.error));
@@ -235,10 +291,14 @@ export class PluginSandbox {
         this.#pending.get(message.id)?.print?.(String(message.text));
         break;
       case "ask":
-        this.#answer(message.req, this.#ask(message.id, message.request));
+        this.#answer(message.req, message.id, () => this.#ask(message.id, message.request));
         break;
       case "delegate":
-        this.#answer(message.req, this.#delegate(message.id, message.type, message.task));
+        this.#answer(
+          message.req,
+          message.id,
+          () => this.#delegate(message.id, message.type, message.task),
+        );
         break;
       case "log":
         this.#log(String(message.text).slice(0, LOG_MAX_CHARS));
@@ -276,14 +336,37 @@ export class PluginSandbox {
     });
   }
 
+  /**
+   * Runs a sub-agent for one of the plugin's calls: only for a plugin whose manifest asks for
+   * `delegate` (checked here: the plugin's code can post any message), through the engine's one
+   * delegation path, which enforces the depth cap.
+   */
   async #delegate(id: number, type: unknown, task: unknown): Promise<ToolOutput> {
+    if (!this.#mayDelegate) {
+      return {
+        content: `Error: plugin ${this.name} may not delegate: its manifest does not ask for it ` +
+          `(add "delegate": true to "permissions" in its manifest.json)`,
+        ok: false,
+      };
+    }
     const delegate = this.#pending.get(id)?.ctx?.delegate;
     if (!delegate) return { content: "Error: delegation is not available here", ok: false };
     return plainOutput(await delegate(String(type), String(task)));
   }
 
-  #answer(req: number, value: Promise<unknown>): void {
-    value.catch(() => null).then((answer) => this.#post({ t: "answer", req, value: answer }));
+  /** Answers the Worker's request `req` for call `id`; the call's time limit waits meanwhile. */
+  #answer(req: number, id: number, value: () => Promise<unknown>): void {
+    const resume = this.#pending.get(id)?.wait?.();
+    let answer: Promise<unknown>;
+    try {
+      answer = value();
+    } catch {
+      answer = Promise.resolve(null);
+    }
+    answer.catch(() => null).then((result) => {
+      resume?.();
+      this.#post({ t: "answer", req, value: result });
+    });
   }
 
   #post(message: HostMessage): void {
@@ -312,6 +395,11 @@ export function sandboxConfig(config: Readonly<Config>): Config {
       env: hide(server.env),
     })),
   };
+}
+
+/** A time limit as people read it: `600 s`, or `250 ms` below a second. */
+function formatLimit(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 function plainOutput(out: unknown): ToolOutput {

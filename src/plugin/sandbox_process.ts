@@ -6,11 +6,24 @@
  * Arguments: the Worker module's URL, the Worker's permissions as JSON, the plugin's name.
  */
 /// <reference lib="deno.window" />
-import type { WorkerMessage } from "./sandbox_protocol.ts";
+import { MAX_LINE_CHARS, type WorkerMessage } from "./sandbox_protocol.ts";
 import { writeAllSync } from "../util/write_all.ts";
 
 const [module, permissions, name] = Deno.args;
-const write = (message: WorkerMessage) => writeAllSync(Deno.stdout, `${JSON.stringify(message)}\n`);
+/** Writes one message line; one longer than svc reads becomes an error of its call, or is dropped. */
+const write = (message: WorkerMessage) => {
+  let line = JSON.stringify(message);
+  if (line.length > MAX_LINE_CHARS) {
+    const what = `a message of ${line.length} characters, over the limit of ${MAX_LINE_CHARS}`;
+    const id = (message as { id?: unknown }).id;
+    line = JSON.stringify(
+      typeof id === "number"
+        ? { t: "error", id, message: `plugin ${name} sent ${what}` }
+        : { t: "log", text: `${what}, was dropped` },
+    );
+  }
+  writeAllSync(Deno.stdout, `${line}\n`);
+};
 
 const worker = new Worker(module, {
   type: "module",

@@ -7,6 +7,18 @@ import type { Config } from "../config/schema.ts";
 import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { Registrations } from "./registrars.ts";
 
+/**
+ * Largest result of one plugin tool call, in characters (its content and status): the Worker
+ * checks it before the result is copied out and sends an error instead.
+ */
+export const MAX_RESULT_CHARS = 4 * 1024 * 1024;
+/**
+ * Longest message line the plugin's process sends svc (a result at its cap, JSON-escaped, fits):
+ * the process sends an error instead of a longer one, and svc stops a plugin whose line runs past
+ * it rather than buffer it.
+ */
+export const MAX_LINE_CHARS = 2 * MAX_RESULT_CHARS + 64 * 1024;
+
 /** A tool as data: everything but `run`; `inputSchema` is the JSON schema of the arguments. */
 export interface ToolData {
   name: string;

@@ -10,7 +10,7 @@
 import { basename } from "../util/posix_path.ts";
 import { fileURLToPath } from "../util/file_url.ts";
 import { denoFlags, type PluginGrant, workerPermissions } from "./grant.ts";
-import type { HostMessage, WorkerMessage } from "./sandbox_protocol.ts";
+import { type HostMessage, MAX_LINE_CHARS, type WorkerMessage } from "./sandbox_protocol.ts";
 
 /** The V8 heap of a plugin's process, in MiB: past it, that process alone dies. */
 export const HEAP_LIMIT_MIB = 512;
@@ -86,7 +86,10 @@ function processTransport(name: string, grant: PluginGrant, events: TransportEve
     ended = true;
     events.ended(reason);
   };
-  readLines(child.stdout, (line) => {
+  readLines(child.stdout, MAX_LINE_CHARS, () => {
+    end(`sent a message line longer than ${MAX_LINE_CHARS} characters`);
+    kill();
+  }, (line) => {
     let message: WorkerMessage;
     try {
       message = JSON.parse(line);
@@ -159,16 +162,38 @@ function workerTransport(name: string, grant: PluginGrant, events: TransportEven
   };
 }
 
-/** Calls `line` for each line of a byte stream. */
-async function readLines(stream: ReadableStream<Uint8Array>, line: (text: string) => void) {
-  let buffer = "";
+/**
+ * Calls `line` for each line of a byte stream; a line longer than `max` characters is never
+ * buffered whole: `tooLong` is called once and the rest of the stream is ignored.
+ */
+async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  tooLong: () => void,
+  line: (text: string) => void,
+) {
+  let parts: string[] = [];
+  let length = 0;
+  let over = false;
   await readText(stream, (text) => {
-    buffer += text;
+    let from = 0;
     let at: number;
-    while ((at = buffer.indexOf("\n")) >= 0) {
-      const one = buffer.slice(0, at);
-      buffer = buffer.slice(at + 1);
+    while (!over && (at = text.indexOf("\n", from)) >= 0) {
+      if (length + at - from > max) break;
+      const one = parts.join("") + text.slice(from, at);
+      parts = [];
+      length = 0;
+      from = at + 1;
       if (one) line(one);
+    }
+    if (over) return;
+    const rest = text.slice(from);
+    parts.push(rest);
+    length += rest.length;
+    if (length > max) {
+      over = true;
+      parts = [];
+      tooLong();
     }
   });
 }

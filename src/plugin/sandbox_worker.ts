@@ -14,12 +14,13 @@ import { toolContext } from "../tool/context.ts";
 import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 import type { CommandDef } from "./api.ts";
 import { emptyRegistrations, HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
-import type {
-  CallContext,
-  HostMessage,
-  RegistrationData,
-  ToolData,
-  WorkerMessage,
+import {
+  type CallContext,
+  type HostMessage,
+  MAX_RESULT_CHARS,
+  type RegistrationData,
+  type ToolData,
+  type WorkerMessage,
 } from "./sandbox_protocol.ts";
 
 const post = (message: WorkerMessage) => self.postMessage(message);
@@ -225,6 +226,18 @@ async function call(
     return;
   } finally {
     running.delete(id);
+  }
+  // Measured here, before the result is copied out of the plugin: an oversized one never
+  // reaches svc.
+  const size = output.content.length + (output.status?.length ?? 0);
+  if (size > MAX_RESULT_CHARS) {
+    post({
+      t: "error",
+      id,
+      message: `the result of ${name} is ${size} characters, over the limit of ` +
+        `${MAX_RESULT_CHARS} characters of a plugin tool result`,
+    });
+    return;
   }
   post({ t: "result", id, output });
 }

@@ -5,10 +5,10 @@
  * plugin_cache.ts) starts from them, and its Worker only when one of its tools or commands runs.
  */
 import type { ToolContext, ToolOutput } from "../tool/types.ts";
-import { scanFolder } from "./confine.ts";
+import { linkIntoConfig, scanFolder } from "./confine.ts";
 import type { Candidate } from "./discover.ts";
 import type { PluginGrant } from "./grant.ts";
-import { grantFor } from "./permissions.ts";
+import { configDirOf, grantFor } from "./permissions.ts";
 import { cacheable, cacheSlot, readCache, writeCache } from "./plugin_cache.ts";
 import type { Registrations } from "./registrars.ts";
 import { checkedData } from "./sandbox_data.ts";
@@ -28,7 +28,8 @@ export type SandboxedOutcome =
 
 /** How sandboxed plugins load. */
 export interface SandboxedOptions {
-  timeouts: { import: number; hook: number };
+  /** In milliseconds; `call` is the time limit of one tool call or command (sandbox_host.ts). */
+  timeouts: { import: number; hook: number; call?: number };
   /** Where registrations are remembered between runs; null remembers nothing. */
   cacheDir: string | null;
   /** Run the hooks even when registrations are remembered (and remember what they give). */
@@ -60,14 +61,23 @@ export async function activateSandboxed(
     return { error: `Not loaded: its folder cannot be read (${(err as Error).message})` };
   }
   if (scan.problem) return { error: `Not loaded: ${scan.problem}` };
-  const start = () =>
-    PluginSandbox.start({
+  const grant = granted.grant;
+  // Checked at each start (a remembered plugin starts at its first call), not at every svc start.
+  const start = () => {
+    const link = linkIntoConfig(
+      [...new Set([...grant.read.slice(1), ...grant.write])],
+      configDirOf(),
+      grant.sensitive,
+    );
+    if (link) return Promise.resolve(`Not loaded: ${link}`);
+    return PluginSandbox.start({
       name: c.name,
       entryPath: c.entryPath!,
       grant: granted.grant,
       timeouts: options.timeouts,
       transport: options.transport,
     });
+  };
   const slot = options.cacheDir && c.manifest && cacheable(c.manifest)
     ? await cacheSlot(options.cacheDir, {
       pluginDir: scan.root,

@@ -367,3 +367,29 @@ Deno.test("the delegate tool names the types and is an error outside an agent tu
   });
   assert.deepEqual(out, { content: "Error: delegate runs only inside an agent turn", ok: false });
 });
+
+Deno.test("a tool's ctx.delegate is held to the depth limit like the delegate tool", async () => {
+  let calls = 0;
+  const refusals: string[] = [];
+  const nest: Tool = {
+    ...echoTool("nest", "read"),
+    async run(_args, ctx) {
+      if (++calls > 6) return "unbounded";
+      const out = await ctx.delegate!("nester", "deeper");
+      if (out.ok === false) refusals.push(out.content);
+      return out.content;
+    },
+  };
+  await using h = await harness((body) => {
+    const b = body as Body;
+    return b.messages.some((m) => m.role === "tool")
+      ? { text: "done" }
+      : { tool_calls: [{ name: "nest", arguments: { text: "x" } }] };
+  }, { tools: [nest], catalog: catalogOf({ types: { nester: { system_prompt: "NESTER" } } }) });
+  await h.engine.runTurn("go", { session: h.store.create("lead") });
+  // The lead and its two nested sub-agents each call the tool; the deepest is refused.
+  assert.equal(calls, MAX_DELEGATION_DEPTH + 1);
+  assert.deepEqual(refusals, [
+    "Error: delegation is nested 2 deep already, the limit; do the task here",
+  ]);
+});

@@ -73,12 +73,13 @@ export async function sandboxedProbe(
   body: string,
   permissions: unknown = {},
   timeoutMs?: number,
+  callTimeoutMs?: number,
 ): Promise<LoadResult & Disposable> {
   await writePlugin(t.globalDir, "probe", {
     "manifest.json": manifest("probe", { permissions }),
     "mod.ts": probeEntry(body),
   });
-  const loaded = await loadPlugins({ ...t.roots, names: ["probe"], timeoutMs });
+  const loaded = await loadPlugins({ ...t.roots, names: ["probe"], timeoutMs, callTimeoutMs });
   return Object.assign(loaded, { [Symbol.dispose]: () => loaded.close() });
 }
 

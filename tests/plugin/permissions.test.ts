@@ -7,7 +7,7 @@ import {
   workerPermissions,
   WORKTREE,
 } from "../../src/plugin/grant.ts";
-import { grantFor } from "../../src/plugin/permissions.ts";
+import { grantFor, PermissionsSchema } from "../../src/plugin/permissions.ts";
 import { makeLayout } from "./_helpers.ts";
 
 /** A layout's places: plugin folder, worktree, HOME and its svc folder. */
@@ -155,4 +155,21 @@ Deno.test("run and env must name what they cover; a global install shows the wor
     "read: the worktree",
     "write: the worktree",
   ]);
+});
+
+Deno.test("delegate is granted only when the manifest asks for it, and the grant says so", async () => {
+  const p = await places();
+  await using _ = p.t;
+  assert.equal(PermissionsSchema.safeParse({ delegate: "yes" }).success, false);
+  const granted = grantFor(declare(PermissionsSchema.parse({ delegate: true })), p);
+  assert.ok(granted.ok);
+  assert.equal(granted.grant.delegate, true);
+  assert.deepEqual(describeGrant(granted.grant, p.worktree), [
+    "delegate: its tools may hand tasks to sub-agents (which act with their own permissions, " +
+    "not this grant)",
+  ]);
+  assert.equal(grantSummary(granted.grant, p.worktree), "delegate");
+  const plain = grantFor(declare({ read: true }), p);
+  assert.ok(plain.ok);
+  assert.equal(plain.grant.delegate, undefined);
 });

@@ -60,6 +60,7 @@ const delegated = ctx.delegate ? (await ctx.delegate("cook", "make tea")).conten
 const [server, remote] = ctx.config["mcp.servers"];
 return [answer, delegated, remote.headers.Authorization, server.env.TOKEN, server.command,
   ctx.session, ctx.worktree, ctx.headless, ctx.trusted].join("|");`,
+    { delegate: true },
   );
   const statuses: string[] = [];
   const asked: AskRequest[] = [];

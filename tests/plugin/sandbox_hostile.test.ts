@@ -332,3 +332,150 @@ export function register_tools(r) {
     ],
   ]);
 });
+
+/** `outcome`, or `"still running"` when it has not settled within `ms`. */
+function within<T>(ms: number, outcome: Promise<T>): Promise<T | "still running"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"still running">((done) => {
+    timer = setTimeout(() => done("still running"), ms);
+  });
+  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("a tool that loops forever or never settles is stopped at the call time limit", async () => {
+  await using t = await makeLayout();
+  const stopped = "plugin probe stopped: tool probe did not finish within the time limit of " +
+    "plugin calls (1 s)";
+  for (const body of [`while (true) {}`, `await new Promise(() => {});`]) {
+    using p = await sandboxedProbe(t, body, {}, undefined, 1000);
+    const started = performance.now();
+    assert.deepEqual(await within(5000, call(p)), { error: stopped });
+    assert.ok(performance.now() - started < 4000);
+    // Later calls fail with the reason; the looping process is gone.
+    assert.deepEqual(await within(5000, call(p)), { error: stopped });
+    assert.equal(await sandboxGone("probe"), true);
+  }
+  // Time svc spends answering the call (a person's answer, a sub-agent) does not count.
+  using p = await sandboxedProbe(
+    t,
+    `return String(await ctx.ask({ question: "slow?" }));`,
+    {},
+    undefined,
+    1000,
+  );
+  const slow = testContext(t.worktree, {
+    ask: () => new Promise((done) => setTimeout(() => done("answered"), 1500)),
+  });
+  assert.deepEqual(await within(5000, call(p, undefined, slow)), { content: "answered" });
+});
+
+Deno.test("a plugin result over the size cap is refused in the sandbox, before it is copied", async () => {
+  await using t = await makeLayout();
+  using p = await sandboxedProbe(
+    t,
+    `if (args.arg === "status") { ctx.status("s".repeat(Number(9e6))); return "after"; }
+return "x".repeat(Number(args.arg));`,
+  );
+  assert.deepEqual(await call(p, "1000"), { content: "x".repeat(1000) });
+  assert.deepEqual(await within(10_000, call(p, "5000000")), {
+    error: "the result of probe is 5000000 characters, over the limit of 4194304 characters " +
+      "of a plugin tool result",
+  });
+  // Any other message past the line limit fails its call instead of crossing.
+  const status = await within(10_000, call(p, "status"));
+  assert.ok("error" in (status as object), JSON.stringify(status).slice(0, 300));
+  assert.match(
+    (status as { error: string }).error,
+    /^plugin probe sent a message of \d+ characters, over the limit of 8454144$/,
+  );
+  // The plugin keeps serving.
+  assert.deepEqual(await call(p, "3"), { content: "xxx" });
+});
+
+Deno.test("a plugin delegates only when its manifest asks for it, however it asks svc", async () => {
+  await using t = await makeLayout();
+  const tasks: string[] = [];
+  const ctx = () =>
+    testContext(t.worktree, {
+      delegate: (type, task) => {
+        tasks.push(`${type}: ${task}`);
+        return Promise.resolve({ content: "written for you" });
+      },
+    });
+  // Through ctx.delegate, and by posting the request message itself.
+  const body = `if (args.arg === "forged") {
+  return await new Promise((done) => {
+    self.addEventListener("message", (e) => e.data.t === "answer" && e.data.req === 9999 &&
+      done(JSON.stringify(e.data.value)));
+    self.postMessage({ t: "delegate", id: 1, req: 9999, type: "writer", task: "forged" });
+  });
+}
+const out = await ctx.delegate("writer", "write the file");
+return (out.ok === false ? "refused: " : "") + out.content;`;
+  using p = await bothWays(t, body);
+  assert.deepEqual(await call(p.trusted, undefined, ctx()), { content: "written for you" });
+  tasks.length = 0;
+  const refusal = `Error: plugin probe may not delegate: its manifest does not ask for it (add ` +
+    `"delegate": true to "permissions" in its manifest.json)`;
+  assert.deepEqual(await call(p.sandboxed, undefined, ctx()), { content: `refused: ${refusal}` });
+  const forged = await call(p.sandboxed, "forged", ctx());
+  assert.ok("content" in forged && forged.content.includes("may not delegate"), String(forged));
+  assert.deepEqual(tasks, []);
+  p.sandboxed.close();
+  using granted = await sandboxedProbe(t, body, { delegate: true });
+  assert.deepEqual(await call(granted, undefined, ctx()), { content: "written for you" });
+  assert.deepEqual(tasks, ["writer: write the file"]);
+});
+
+Deno.test("a plugin granted the worktree cannot read svc's folder through a link there", async () => {
+  await using t = await makeLayout();
+  const home = Deno.env.get("HOME");
+  Deno.env.set("HOME", t.home); // svc's own folder is then t.home/.config/svc
+  try {
+    const config = join(t.home, ".config", "svc");
+    await Deno.writeTextFile(join(config, "providers.json"), `{"openai": {"api_key": "sk-x"}}`);
+    const body = `return Deno.readTextFileSync(args.arg);`;
+    const outside = join(t.base, "elsewhere");
+    await Deno.mkdir(outside);
+    for (
+      const [link, target, read] of [
+        ["cfg", config, "cfg/providers.json"],
+        ["home", t.home, "home/.config/svc/providers.json"],
+        // A link to a folder outside, holding a link into svc's folder.
+        ["via", outside, "via/keys/providers.json"],
+      ]
+    ) {
+      if (link === "via") await Deno.symlink(config, join(outside, "keys"));
+      await Deno.symlink(target, join(t.worktree, link));
+      using p = await bothWays(t, body, { read: true });
+      const path = join(t.worktree, read);
+      assert.deepEqual(await call(p.trusted, path), { content: `{"openai": {"api_key": "sk-x"}}` });
+      const shown = p.sandboxed.plugins.filter((x) => x.status !== "disabled");
+      const linkPath = link === "via" ? join(outside, "keys") : join(t.worktree, link);
+      assert.deepEqual(shown.map((x) => [x.name, x.status, x.message]), [[
+        "probe",
+        "errored",
+        `Not loaded: ${linkPath} is a symbolic link to ${link === "home" ? t.home : config}, ` +
+        `into svc's own folder ${config} (API keys, trust list): the plugin could read it ` +
+        "through the link; remove the link or run svc elsewhere",
+      ]]);
+      assert.equal(p.sandboxed.tools.length, 0);
+      await Deno.remove(join(t.worktree, link));
+    }
+    // Without such a link the same plugin loads and reads the worktree.
+    await Deno.writeTextFile(join(t.worktree, "ok.txt"), "fine");
+    using p = await sandboxedProbe(t, body, { read: true });
+    assert.deepEqual(await call(p, join(t.worktree, "ok.txt")), { content: "fine" });
+    p.close();
+    // A plugin started from remembered registrations checks at its first call.
+    await Deno.symlink(config, join(t.worktree, "cfg"));
+    const lazy = await loadPlugins({ ...t.roots, names: ["probe"] });
+    using _ = { [Symbol.dispose]: () => lazy.close() };
+    const refused = await call(lazy, join(t.worktree, "cfg", "providers.json"));
+    assert.ok("error" in refused, JSON.stringify(refused));
+    assert.match(refused.error, /^plugin probe did not load: Not loaded: .* is a symbolic link to/);
+  } finally {
+    if (home === undefined) Deno.env.delete("HOME");
+    else Deno.env.set("HOME", home);
+  }
+});
