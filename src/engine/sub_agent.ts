@@ -9,6 +9,7 @@ import type { SessionLog } from "../session/log.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import type { EngineEvent, TurnResult } from "./events.ts";
 import { turnResult } from "./result.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /**
  * How deep delegation nests: a root engine's sub-agent may delegate once more, and that one's
@@ -199,7 +200,7 @@ export function answerOf(run: SubAgentRun): string {
         ? "denied"
         : "cancelled";
       lines.push(
-        `- ${call.name} ${args.length > 200 ? `${args.slice(0, 200)}...` : args}: ${outcome}`,
+        `- ${call.name} ${args.length > 200 ? `${cutText(args, 200)}...` : args}: ${outcome}`,
       );
     }
   } else lines.push("It made no tool calls.");

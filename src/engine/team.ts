@@ -11,6 +11,7 @@ import type { EngineEvent, TurnError, TurnResult } from "./events.ts";
 import { turnResult } from "./result.ts";
 import { oneLine, readRunMemory, summarizeRun, writeRunMemory } from "./run_memory.ts";
 import { type LeadEngine, runSubAgent, type SubAgentRun, succeeded } from "./sub_agent.ts";
+import { cutText } from "../util/text_cut.ts";
 
 /** Each earlier stage's result in a stage brief is capped at this many characters. */
 export const STAGE_RESULT_MAX = 4000;
@@ -87,7 +88,7 @@ export function stageBrief(
 
 function capped(text: string): string {
   if (text.length <= STAGE_RESULT_MAX) return text || "(no answer)";
-  return `${text.slice(0, STAGE_RESULT_MAX)}\n[... truncated at ${STAGE_RESULT_MAX} characters]`;
+  return `${cutText(text, STAGE_RESULT_MAX)}\n[... truncated at ${STAGE_RESULT_MAX} characters]`;
 }
 
 /** What a team run needs besides the lead and the team. */
@@ -315,7 +316,7 @@ async function summarize(
     header: `Team: ${team.name}\nTask: ${task}`,
     memory,
     run: transcript,
-    fallback: `## Run ${at}: ${task.split("\n")[0].slice(0, 200)}\n\n${lines.join("\n")}\n`,
+    fallback: `## Run ${at}: ${cutText(task.split("\n")[0], 200)}\n\n${lines.join("\n")}\n`,
     signal,
   });
   return text;
