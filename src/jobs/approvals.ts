@@ -56,12 +56,52 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
+ * What a job's agent type resolves to in `worktree` now: the type's prompt with its skills, its
+ * model, tool permissions (and an untrusted worktree's tightenings) and tools_deny, merged from
+ * the bundled, global and local layers as the worktree's trust has them; `{unknown}` when the
+ * files define no such type (a plugin's type is bound by its name only). Undefined without a type.
+ */
+export async function resolvedType(
+  job: JobDefinition,
+  worktree: string,
+): Promise<Record<string, unknown> | undefined> {
+  if (!job.type) return undefined;
+  // Concurrent looks (jobs list on many jobs of one type) share one catalog load; each new look
+  // loads again, so a type changed meanwhile is always seen.
+  const key = `${worktree}\0${job.type}`;
+  const pending = loadingTypes.get(key) ?? loadType(worktree, job.type);
+  loadingTypes.set(key, pending);
+  try {
+    return await pending;
+  } finally {
+    if (loadingTypes.get(key) === pending) loadingTypes.delete(key);
+  }
+}
+
+const loadingTypes = new Map<string, Promise<Record<string, unknown>>>();
+
+async function loadType(worktree: string, name: string): Promise<Record<string, unknown>> {
+  // Loaded only for a typed job, so `jobs list` and untyped jobs stay light.
+  const [{ agentTypeMaterial }, { isTrusted }] = await Promise.all([
+    import("../runtime/agent_type.ts"),
+    import("../config/trust.ts"),
+  ]);
+  return await agentTypeMaterial(worktree, { name, trusted: await isTrusted(worktree) });
+}
+
+/**
  * The hash an approval is bound to: the job's definition (prompt, task file path, schedule,
- * retries, timeout, overrides, tool_permission, approve_model, require_approval, session), the
- * canonical worktree and this user's id.
+ * retries, timeout, overrides, tool_permission, approve_model, require_approval, session), what
+ * its agent type resolves to (resolvedType: loosening `.svc/types.json` after an approval needs a
+ * new one), the canonical worktree and this user's id.
  */
 export async function definitionHash(job: JobDefinition, worktree: string): Promise<string> {
-  const material = canonicalJson({ definition: definitionOf(job), worktree, uid: uid() });
+  const material = canonicalJson({
+    definition: definitionOf(job),
+    type: await resolvedType(job, worktree),
+    worktree,
+    uid: uid(),
+  });
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -77,7 +117,7 @@ function isGrant(value: unknown): value is Grant {
 
 /** Every grant of `worktree`, by job name (a corrupt or missing file grants nothing). */
 export async function loadGrants(worktree: string): Promise<Map<string, Grant>> {
-  const { value } = await readJson(approvalsPath());
+  const { value } = await readJson(approvalsPath(), { private: true });
   const entries = asStore(value)[worktree] ?? {};
   return new Map(Object.entries(entries).filter(([, g]) => isGrant(g)));
 }
@@ -103,7 +143,7 @@ async function change(worktree: string, fn: (jobs: Record<string, Grant>) => voi
     if (Object.keys(jobs).length) store[worktree] = jobs;
     else delete store[worktree];
     return store;
-  }, { mode: 0o600 });
+  }, { mode: 0o600, private: true });
 }
 
 /** Records this user's approval of `job`'s current definition (`once`: one run only). */

@@ -11,7 +11,7 @@ import { jobOverrides } from "./overrides.ts";
 import { RegisterError, updateJob } from "./register.ts";
 import type { Job } from "./schema.ts";
 import { endAttempt, type RunOutcome, startAttempt } from "./states.ts";
-import { memoryPath, readTaskFile } from "./task.ts";
+import { memoryPath, readTaskFile, TaskFileOutsideError } from "./task.ts";
 
 /** Backoff before attempt n+1 is BACKOFF_BASE_MS * 2^(n-1), at most BACKOFF_MAX_MS. */
 export const BACKOFF_BASE_MS = 1000;
@@ -122,11 +122,16 @@ export async function attempts(ctx: RunContext): Promise<Attempted> {
 /** The task file (re-read every run), the runtime, the run's session and the overrides. */
 async function prepare(ctx: RunContext): Promise<Prepared | { error: string }> {
   const { worktree, job } = ctx;
-  // Re-read at the start of every run; a deleted one fails the run (SPEC Errors).
-  const task = await readTaskFile(worktree, job.task_file).catch(() => null);
-  if (task === null) return { error: "task file not found" };
   try {
     const runtime = await ctx.runtime();
+    // Re-read at the start of every run; a deleted one fails the run (SPEC Errors). An untrusted
+    // worktree's task file is read only inside it, as its catalog files and skills are.
+    const task = await readTaskFile(worktree, job.task_file, { confine: !runtime.trusted })
+      .catch((err) => {
+        if (err instanceof TaskFileOutsideError) throw err;
+        return null;
+      });
+    if (task === null) return { error: "task file not found" };
     const session = job.session
       ? await runtime.sessions.openOrCreate(job.session)
       : runtime.sessions.create(ctx.sessionName);

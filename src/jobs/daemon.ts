@@ -11,10 +11,10 @@ import { acquireDaemonLock, daemonHolder } from "../util/daemon_lock.ts";
 import { type Clock, realClock } from "../util/time.ts";
 import { approvalOf, approvalsPath, type Grant, loadGrants } from "./approvals.ts";
 import type { AttemptRunner } from "./attempts.ts";
-import { readRegister, registerPath, updateRegister } from "./register.ts";
+import { readRegister, RegisterError, registerPath, updateRegister } from "./register.ts";
 import { runJob } from "./runner.ts";
 import type { Job } from "./schema.ts";
-import { authorized, isDue, reconcile } from "./states.ts";
+import { authorized, beyondSchedule, isDue, reconcile } from "./states.ts";
 import { daemonLockPath, runLockPath } from "./task.ts";
 
 /** Default tick: the longest the daemon sleeps between looks at the register (seconds). */
@@ -54,7 +54,7 @@ export async function runDaemon(
     };
   }
   const runtime = runtimeCache(options.loadRuntime);
-  const loop: Loop = { fired: 0, startup: true, untrustedSaid: false, quiet: null };
+  const loop: Loop = { fired: 0, startup: true, untrustedSaid: false, quiet: null, broken: null };
   try {
     log(`started for ${worktree} (pid ${Deno.pid}, tick ${options.tickSeconds} s)`);
     while (!signal.aborted) {
@@ -80,7 +80,12 @@ interface Loop {
    * with no job executing or past its next run, has nothing to do: it only sleeps again, so an
    * idle daemon costs a few stat calls per tick.
    */
-  quiet: { files: string; until: number } | null;
+  quiet: { files: string; since: number; until: number } | null;
+  /**
+   * The register did not read (garbage, an invalid job) at the files' stat data `files`: the
+   * daemon keeps running, said so once, fires nothing, and looks again when the files change.
+   */
+  broken: { files: string; message: string } | null;
 }
 
 /** The runtime, loaded on first use and kept (loaded again after a failed load or a close). */
@@ -114,8 +119,10 @@ async function wake(
 ): Promise<number> {
   const { worktree, tickSeconds, log } = options;
   const files = filesSignature(worktree);
-  if (loop.quiet && loop.quiet.files === files && clock.now() < loop.quiet.until) {
-    return Math.min(tickSeconds * 1000, loop.quiet.until - clock.now());
+  const quiet = loop.quiet;
+  // A clock that stepped back (before `since`) ends the quiet: next runs may be far off now.
+  if (quiet && quiet.files === files && quiet.since <= clock.now() && clock.now() < quiet.until) {
+    return Math.min(tickSeconds * 1000, quiet.until - clock.now());
   }
   loop.quiet = null;
   if (!await isTrusted(worktree)) {
@@ -131,6 +138,34 @@ async function wake(
   }
   if (loop.untrustedSaid) log(`${worktree} is trusted now: jobs fire`);
   loop.untrustedSaid = false;
+  if (loop.broken && loop.broken.files === files) return tickSeconds * 1000;
+  try {
+    const wait = await look(options, clock, runtime, loop);
+    if (loop.broken) log(`${registerPath(worktree)} reads again: jobs fire`);
+    loop.broken = null;
+    return wait;
+  } catch (err) {
+    if (!(err instanceof RegisterError)) throw err;
+    // A broken register stops nothing but the firing: said once, looked at again when it changes,
+    // and the windows that pass meanwhile are skipped as after a start (never replayed).
+    if (loop.broken?.message !== err.message) {
+      log(`${err.message}; no job fires until it is fixed (looked at again when it changes)`);
+    }
+    loop.broken = { files, message: err.message };
+    loop.startup = true;
+    loop.quiet = null;
+    return tickSeconds * 1000;
+  }
+}
+
+/** The look at a readable register: reconcile, fire the due jobs; returns the ms to sleep next. */
+async function look(
+  options: DaemonOptions,
+  clock: Clock,
+  runtime: RuntimeCache,
+  loop: Loop,
+): Promise<number> {
+  const { worktree, tickSeconds } = options;
   // One read of the register and the grants per idle wake; the lock only when a job needs
   // reconciling (always at startup).
   let snapshot = await readSnapshot(worktree);
@@ -210,22 +245,23 @@ function filesSignature(worktree: string): string {
 
 /**
  * Until when idle wakes may skip the look at the register: none while a job is executing (its
- * runner may have died) or past its next run (reconcile may move it); else the earliest next run.
+ * runner may have died), past its next run or more than a period before it (reconcile moves
+ * those; the clock may have stepped back); else the earliest next run.
  */
 function quietUntil(
   jobs: readonly Job[],
   now: Date,
   files: string,
-): { files: string; until: number } | null {
+): { files: string; since: number; until: number } | null {
   let until = Infinity;
   for (const job of jobs) {
     if (job.state === "executing") return null;
     if (!job.enabled || !job.next_run_at) continue;
     const next = new Date(job.next_run_at).getTime();
-    if (next <= now.getTime()) return null;
+    if (next <= now.getTime() || beyondSchedule(job, now)) return null;
     until = Math.min(until, next);
   }
-  return { files, until };
+  return { files, since: now.getTime(), until };
 }
 
 interface Snapshot {

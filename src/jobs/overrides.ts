@@ -4,7 +4,7 @@
  */
 import type { ToolPermission } from "../config/schema.ts";
 import { tightenPermissions } from "../config/trust.ts";
-import { agentTypeOverrides } from "../runtime/agent_type.ts";
+import { agentTypeOverrides, freshCatalog } from "../runtime/agent_type.ts";
 import type { EngineOverrides } from "../runtime/mod.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Job } from "./schema.ts";
@@ -21,7 +21,9 @@ export async function jobOverrides(
 ): Promise<EngineOverrides> {
   let typed: EngineOverrides = {};
   if (job.type) {
-    const found = agentTypeOverrides(runtime, { catalog: await runtime.catalog(), name: job.type });
+    // Read again for every run: the approval covers the type as its files are now (approvals.ts).
+    const catalog = await freshCatalog(runtime);
+    const found = agentTypeOverrides(runtime, { catalog, name: job.type });
     if (found.kind === "unknown") throw new Error(found.message);
     typed = found.overrides;
   }

@@ -78,6 +78,27 @@ export function nextRun(job: Job, now: Date): string | null {
   return nextRunAfter(job.schedule, now, date(job.next_run_at))?.toISOString() ?? null;
 }
 
+/**
+ * The next run a job's schedule really gives when its `next_run_at` lies more than one period
+ * after `now` (written under a clock that ran ahead, or by hand): an interval keeps its grid and
+ * moves to its first slot after now, a cron schedule to its next time after now. Null when the
+ * next run is within its schedule (or the job has no recurring schedule).
+ */
+export function beyondSchedule(job: Job, now: Date): string | null {
+  const next = date(job.next_run_at);
+  if (!job.enabled || !next || !job.schedule || "at" in job.schedule) return null;
+  if ("every" in job.schedule) {
+    const step = job.schedule.every * 1000;
+    const ahead = next.getTime() - now.getTime();
+    if (ahead <= step) return null;
+    const slot = next.getTime() - step * Math.floor(ahead / step);
+    return new Date(slot > now.getTime() ? slot : slot + step).toISOString();
+  }
+  // The cron time after now is at most one period away; a later next_run_at skips windows.
+  const due = nextRunAfter(job.schedule, now);
+  return due && next.getTime() > due.getTime() ? due.toISOString() : null;
+}
+
 /** `approve` (or `--approval auto`, or a manual run of a proposed job): runnable again. */
 export function approveJob(job: Job, now: Date): void {
   if (job.enabled && !job.next_run_at) job.next_run_at = nextRun(job, now);
@@ -180,9 +201,10 @@ export function trimHistory(job: Job): void {
 /**
  * Brings a job in line when a daemon starts or wakes: a run left `executing` by a process that
  * ended (`running` false) is failed as interrupted; a job whose grant no longer matches goes back
- * to proposed; with `startup`, windows that passed while no daemon ran are skipped (next_run_at
- * recomputed strictly after now) and a one-shot time that passed disables the job. Returns
- * whether it changed anything.
+ * to proposed; a next run more than one period from now moves back onto the schedule
+ * (beyondSchedule); with `startup`, windows that passed while no daemon ran are skipped
+ * (next_run_at recomputed strictly after now) and a one-shot time that passed disables the job.
+ * Returns whether it changed anything.
  */
 export function reconcile(
   job: Job,
@@ -215,6 +237,10 @@ export function reconcile(
     !["proposed", "waiting_approval", "executing"].includes(job.state)
   ) {
     job.state = job.require_approval && job.runs > 0 ? "waiting_approval" : "proposed";
+  }
+  if (job.state !== "executing") {
+    const onSchedule = beyondSchedule(job, now);
+    if (onSchedule) job.next_run_at = onSchedule;
   }
   const next = date(job.next_run_at);
   if (options.startup && job.enabled && next && next.getTime() < now.getTime() - options.graceMs) {

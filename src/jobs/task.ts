@@ -7,7 +7,7 @@
 import { isAbsolute, join, relative, resolve } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import { readTextCapped } from "../util/fs.ts";
-import { isInside } from "../util/canonical_path.ts";
+import { canonicalPath, isInside } from "../util/canonical_path.ts";
 
 /** The task file is read up to this many characters. */
 export const TASK_FILE_MAX = 50_000;
@@ -89,8 +89,38 @@ export async function ensureTaskFile(
   return true;
 }
 
-/** The task file's text, or null when it does not exist (the run fails: `task file not found`). */
-export async function readTaskFile(worktree: string, taskFile: string): Promise<string | null> {
+/** A task file an untrusted worktree names that leads outside it; the run fails with the message. */
+export class TaskFileOutsideError extends Error {
+  override name = "TaskFileOutsideError";
+}
+
+/**
+ * Why an untrusted worktree may not have its job read `taskFile`: after `..` and symbolic links
+ * it lies outside the worktree (a cloned `.svc/jobs.json` could otherwise name
+ * `../../.config/svc/providers.json` and have the key put into the prompt). Undefined inside.
+ */
+export function taskFileLeaves(worktree: string, taskFile: string): string | undefined {
+  const root = canonicalPath(worktree, ".");
+  const real = canonicalPath(root, taskFilePath(worktree, taskFile));
+  if (isInside(root, real)) return undefined;
+  return `task file ${taskFile} leads outside the worktree (to ${real}); svc reads a job's task ` +
+    "file outside the worktree only when the worktree is trusted (svc trust)";
+}
+
+/**
+ * The task file's text, or null when it does not exist (the run fails: `task file not found`).
+ * With `confine` (an untrusted worktree) a task file leading outside the worktree is not read: a
+ * TaskFileOutsideError says why.
+ */
+export async function readTaskFile(
+  worktree: string,
+  taskFile: string,
+  { confine = false }: { confine?: boolean } = {},
+): Promise<string | null> {
+  if (confine) {
+    const outside = taskFileLeaves(worktree, taskFile);
+    if (outside) throw new TaskFileOutsideError(outside);
+  }
   try {
     const { text } = await readTextCapped(taskFilePath(worktree, taskFile), TASK_FILE_MAX * 4, {
       head: true,

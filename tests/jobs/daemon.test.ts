@@ -322,3 +322,86 @@ Deno.test("the daemon fires nothing in an untrusted worktree, says so once, and 
     [iso(75), "ok"],
   ]);
 });
+
+Deno.test("garbage written to the register while the daemon runs does not stop it: it says so once, fires nothing, and picks the register up again once it is fixed", async () => {
+  await using w = await world();
+  await w.add("steady", {}, true);
+  const daemon = w.daemon(15);
+  await w.clock.sleeping("daemon");
+  const path = registerPath(w.worktree);
+  const good = await Deno.readTextFile(path);
+  await Deno.writeTextFile(path, "{ garbage");
+  assert.deepEqual(await wakes(w, at(90)), ticks(15, 90));
+  const broken = w.logs.filter((l) => l.includes("no job fires until it is fixed"));
+  assert.equal(broken.length, 1);
+  assert.match(broken[0], /jobs\.json is not valid JSON/);
+  assert.equal(w.fake.requests.length, 0);
+  // Fixed at 90: the window at 60 passed meanwhile and is skipped; the job fires at 120.
+  await Deno.writeTextFile(path, good);
+  assert.deepEqual(await wakes(w, at(120)), [iso(105), iso(120)]);
+  await w.logged(/^job steady: run 1 verified/);
+  await w.clock.sleeping("daemon");
+  assert.deepEqual(await daemon.stop(), { fired: 1 });
+  assert.ok(w.logs.includes(`${path} reads again: jobs fire`));
+  assert.deepEqual((await w.job("steady")).history.map((a) => a.started_at), [iso(120)]);
+});
+
+Deno.test("a next_run_at far beyond the job's schedule (written under a skewed clock) moves back onto the schedule at the daemon's next wake, and the job fires", async () => {
+  await using w = await world();
+  await w.add("skewed", {}, true);
+  const daemon = w.daemon(15);
+  await w.clock.sleeping("daemon");
+  // Written by a process whose clock ran ten days ahead; every 60 s, so at most 60 s away.
+  await updateJob({ worktree: w.worktree, name: "skewed" }, (job) => {
+    job.next_run_at = iso(10 * 86400);
+  });
+  assert.deepEqual(await wakes(w, at(60)), [iso(15), iso(30), iso(45), iso(60)]);
+  // The daemon sleeps again after what it fired at 60.
+  assert.deepEqual(await w.clock.sleeping("daemon"), at(75));
+  assert.deepEqual(await daemon.stop(), { fired: 1 });
+  const skewed = await w.job("skewed");
+  assert.deepEqual([skewed.history.map((a) => a.started_at), skewed.next_run_at], [
+    [iso(60)],
+    iso(120),
+  ]);
+});
+
+Deno.test("loosening the job's agent type in .svc/types.json after approval sends the job back to proposed: the daemon never runs what the loosened type allows until approved again", async () => {
+  let streamed = 0;
+  await using w = await world({
+    reply: (body) =>
+      body.stream === false
+        ? { text: "memory" }
+        : ++streamed % 2 === 1
+        ? { tool_calls: [{ name: "run_command", arguments: { command: "touch ESC_CANARY" } }] }
+        : { text: "done" },
+  });
+  const types = `${w.worktree}/.svc/types.json`;
+  const canary = `${w.worktree}/ESC_CANARY`;
+  await Deno.mkdir(`${w.worktree}/.svc`, { recursive: true });
+  const type = (bash: string) =>
+    JSON.stringify({ tidy: { system_prompt: "You tidy.", tool_permission: { bash } } });
+  await Deno.writeTextFile(types, type("deny"));
+  await w.add("tidy", { type: "tidy" }, true);
+  const daemon = w.daemon(15);
+  // Run 1 at 60 under the approved type: its run_command is denied.
+  assert.deepEqual(await wakes(w, at(60)), ticks(15, 60));
+  assert.deepEqual(await w.clock.sleeping("daemon"), at(75));
+  assert.equal((await w.job("tidy")).runs, 1);
+  await assert.rejects(Deno.lstat(canary), Deno.errors.NotFound);
+  await Deno.writeTextFile(types, type("allow"));
+  assert.deepEqual(await wakes(w, at(300)), ticks(75, 300));
+  let tidy = await w.job("tidy");
+  assert.deepEqual([tidy.runs, tidy.state, streamed], [1, "proposed", 2]);
+  await assert.rejects(Deno.lstat(canary), Deno.errors.NotFound);
+  const [row] = await jobRows(w.worktree);
+  assert.deepEqual([row.state, row.approval], ["proposed", "changed"]);
+  // Approved again, the next run gets the type as it is now (the daemon reads it again per run).
+  await approve(w.worktree, "tidy", w.now());
+  assert.deepEqual(await wakes(w, at(315)), [iso(315)]);
+  await w.clock.sleeping("daemon");
+  assert.deepEqual(await daemon.stop(), { fired: 2 });
+  tidy = await w.job("tidy");
+  assert.deepEqual([tidy.runs, tidy.state], [2, "verified"]);
+  await Deno.lstat(canary);
+});

@@ -94,3 +94,28 @@ Deno.test("an attempt whose engine cannot be built fails the run at once, withou
   ]);
   assert.deepEqual([w.clock.pending(), w.fake.requests.length], [[], 0]);
 });
+
+Deno.test("in an untrusted worktree a task file that leads outside it (../ path, absolute path or link) is not read: the run fails and nothing reaches the provider", async () => {
+  await using w = await world({ trusted: false });
+  const secret = `${w.home}/.config/svc/providers.json`;
+  await Deno.writeTextFile(secret, JSON.stringify({ generic: { api_key: "sk-SECRET-36-5" } }));
+  await Deno.mkdir(`${w.worktree}/.svc/jobs`, { recursive: true });
+  await Deno.symlink(secret, `${w.worktree}/.svc/jobs/linked.md`);
+  const relativePath = `../${w.home.split("/").at(-1)}/.config/svc/providers.json`;
+  const cases = { dotdot: relativePath, absolute: secret, linked: ".svc/jobs/linked.md" };
+  for (const [name, task_file] of Object.entries(cases)) {
+    await w.add(name, { task_file, schedule: null });
+    const report = await w.run(name);
+    assert.ok(!("refused" in report));
+    assert.equal(report.state, "failed");
+    assert.match(report.error ?? "", /leads outside the worktree .*svc trust/);
+  }
+  const sent = JSON.stringify(w.fake.requests.map((r) => r.body));
+  assert.ok(!sent.includes("sk-SECRET-36-5"));
+  assert.equal(w.fake.requests.filter((r) => r.body.stream !== false).length, 0);
+  // A task file inside the worktree still runs there.
+  await w.add("inside", { schedule: null });
+  const inside = await w.run("inside");
+  assert.ok(!("refused" in inside));
+  assert.equal(inside.state, "verified");
+});

@@ -176,3 +176,21 @@ Deno.test("reconcile: a run left executing by a dead process fails as interrupte
   reconcile(changed, { approval: CHANGED, now: at(1), running: false, startup: false, graceMs: 0 });
   assert.equal(changed.state, "proposed");
 });
+
+Deno.test("reconcile: a next run more than one period from now moves back onto the schedule (an interval keeps its grid); one within it, or a one-shot, stays", () => {
+  const reconciled = (job: Job, now: Date) => {
+    reconcile(job, { approval: APPROVED, now, running: false, startup: false, graceMs: 0 });
+    return job.next_run_at;
+  };
+  const every = newJob({ next_run_at: at(86400 + 30).toISOString() });
+  assert.equal(reconciled(every, at(10)), at(30).toISOString());
+  const onTime = newJob({ next_run_at: at(70).toISOString() });
+  assert.equal(reconciled(onTime, at(10)), at(70).toISOString());
+  const cron = newJob({ schedule: { cron: "*/5 * * * *" }, next_run_at: at(86400).toISOString() });
+  assert.equal(reconciled(cron, at(0)), at(300).toISOString());
+  const once = newJob({
+    schedule: { at: at(864000).toISOString() },
+    next_run_at: at(864000).toISOString(),
+  });
+  assert.equal(reconciled(once, at(0)), at(864000).toISOString());
+});
