@@ -70,6 +70,7 @@ export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
   stream_retries: "set",
   stream_retry_delay: "set",
   stream_idle_timeout: "set",
+  stream_ping_timeout: "set",
   connect_check: "set",
   compact_keep: "set",
   delegate_echo: "set",

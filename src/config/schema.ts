@@ -142,6 +142,11 @@ export const ConfigSchema = z.strictObject({
   stream_retry_delay: z.number().min(0).default(0.5),
   /** svc addition: seconds without any stream byte before a round is failed (0 disables). */
   stream_idle_timeout: z.number().min(0).default(120),
+  /**
+   * svc addition: seconds a stream may send only keep-alives (comments, empty deltas) before a
+   * round is failed (0 disables); gaps with no byte at all keep stream_idle_timeout.
+   */
+  stream_ping_timeout: z.number().min(0).default(600),
   connect_check: z.boolean().default(true),
   compact_keep: z.number().int().min(0).default(4),
   delegate_echo: z.boolean().default(true),

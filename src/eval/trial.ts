@@ -64,6 +64,7 @@ export const KEPT_CONFIG_KEYS = [
   "stream_retries",
   "stream_retry_delay",
   "stream_idle_timeout",
+  "stream_ping_timeout",
 ] as const;
 
 /** The config every trial starts from: the kept keys of `user`, defaults, eval permissions. */

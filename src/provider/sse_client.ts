@@ -30,10 +30,15 @@ export interface ChatClientOptions {
    */
   retryDelay?: number;
   /**
-   * No output for this long fails the round with code `stall` (default 120, 0 = none); keep-alive
-   * comments and empty deltas are not output.
+   * No byte for this long fails the round with code `stall` (default 120, 0 = none); keep-alive
+   * comments and empty deltas count as life here, up to `pingTimeout`.
    */
   idleTimeout?: number;
+  /**
+   * Only keep-alive comments and empty deltas, no output, for this long fails the round with code
+   * `stall` (default 600, 0 = none).
+   */
+  pingTimeout?: number;
   /** Wait for the response head (streaming) or whole answer (non-streaming, default 60). */
   requestTimeout?: number;
 }
@@ -68,6 +73,7 @@ async function* streamChat(
     headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
     body: JSON.stringify(buildPayload(opts.provider, request, { stream: true })),
     idleTimeout,
+    pingTimeout: opts.pingTimeout ?? 600,
     headerTimeout: opts.requestTimeout ?? idleTimeout,
     signal,
   };
@@ -161,7 +167,7 @@ function terminalFailure(
     case "stall":
       return [
         "stall",
-        `${opts.provider} sent no output for ${
+        `${opts.provider} sent ${outcome.pings ? "only keep-alives" : "no output"} for ${
           formatSeconds(outcome.seconds)
         }; the stream was abandoned`,
       ];

@@ -11,7 +11,8 @@ export type AttemptOutcome =
   | { kind: "ended"; sawContent: boolean; detail?: string }
   | { kind: "http"; status: number; retryAfter: number | null; body: string }
   | { kind: "network"; detail: string }
-  | { kind: "stall"; sawContent: boolean; seconds: number }
+  /** `pings`: only keep-alives came for `seconds` (stream_ping_timeout), else no byte at all. */
+  | { kind: "stall"; sawContent: boolean; seconds: number; pings?: boolean }
   | { kind: "provider_error"; detail: string }
   | { kind: "oversized"; detail: string }
   | { kind: "cancelled" };
@@ -20,8 +21,13 @@ export interface AttemptOptions {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** Seconds without output (not keep-alives or empty deltas) before a stall; 0 disables. */
+  /** Seconds without a byte before a stall; 0 disables. Keep-alives count as bytes here. */
   idleTimeout: number;
+  /**
+   * Seconds without output (keep-alive comments and empty deltas are not output) before a stall,
+   * however many keep-alives came; 0 disables.
+   */
+  pingTimeout?: number;
   /** Seconds to wait for the response head; 0 disables. */
   headerTimeout: number;
   signal?: AbortSignal;
@@ -61,20 +67,27 @@ async function* attempt(
 ): AsyncGenerator<StreamEvent, AttemptOutcome> {
   const ctl = new AbortController();
   let stalled = false;
-  // One watchdog timer per phase; reads only move `lastOutput`, so a fast stream costs no timers.
-  // Only output moves it: keep-alive comments and empty deltas do not (see acc.progress).
+  let stalledOnPings = false;
+  // One watchdog timer per phase; reads only move `lastByte` and `lastOutput`, so a fast stream
+  // costs no timers. Every byte moves `lastByte` (bounded by `seconds`); only output moves
+  // `lastOutput` (bounded by `pingSeconds`): keep-alive comments and empty deltas do not (see
+  // acc.progress), so they keep a stream alive up to the longer ping bound only.
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastByte = 0;
   let lastOutput = 0;
-  const arm = (seconds: number) => {
+  const arm = (seconds: number, pingSeconds = 0) => {
     clearTimeout(timer);
-    lastOutput = performance.now();
-    if (seconds <= 0) return;
+    lastByte = lastOutput = performance.now();
+    if (seconds <= 0 && pingSeconds <= 0) return;
+    const left = (bound: number, since: number) =>
+      bound > 0 ? bound * 1000 - (performance.now() - since) : Infinity;
     const check = () => {
-      const left = seconds * 1000 - (performance.now() - lastOutput);
-      if (left > 0) timer = setTimeout(check, left);
-      else (stalled = true, ctl.abort());
+      const byteLeft = left(seconds, lastByte);
+      const pingLeft = left(pingSeconds, lastOutput);
+      if (byteLeft > 0 && pingLeft > 0) timer = setTimeout(check, Math.min(byteLeft, pingLeft));
+      else (stalled = true, stalledOnPings = byteLeft > 0, ctl.abort());
     };
-    timer = setTimeout(check, seconds * 1000);
+    check();
   };
   const onAbort = () => ctl.abort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -87,6 +100,10 @@ async function* attempt(
   const interrupted = (detail: string): AttemptOutcome => {
     if (opts.signal?.aborted) return { kind: "cancelled" };
     if (acc.completed) return complete();
+    if (stalledOnPings) {
+      const seconds = opts.pingTimeout ?? 0;
+      return { kind: "stall", sawContent: acc.sawContent, seconds, pings: true };
+    }
     if (stalled) return { kind: "stall", sawContent: acc.sawContent, seconds: opts.idleTimeout };
     return { kind: "ended", sawContent: acc.sawContent, detail };
   };
@@ -134,10 +151,11 @@ async function* attempt(
     const decoder = new TextDecoder();
     const reader = res.body.getReader();
     try {
-      arm(opts.idleTimeout);
+      arm(opts.idleTimeout, opts.pingTimeout ?? 0);
       while (!acc.doneSeen && acc.errorMessage === undefined) {
         const { value, done } = await reader.read();
         received += value?.length ?? 0;
+        if (value?.length) lastByte = performance.now();
         const progress = acc.progress;
         // At the end, flush the decoder and an event missing its closing blank line.
         parser.feed(done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true }));

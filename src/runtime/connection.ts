@@ -69,6 +69,7 @@ export async function connectModel(
     streamRetries: config.stream_retries,
     retryDelay: config.stream_retry_delay,
     idleTimeout: config.stream_idle_timeout,
+    pingTimeout: config.stream_ping_timeout,
   });
   return { ...connection, client };
 }

@@ -33,8 +33,11 @@ export type Reply =
   | { status: number; body?: string; headers?: Record<string, string> }
   | { cut: true; text?: string }
   | { stall: true; text?: string }
-  /** Like `stall`, but every `everyMs` (default 50) a keep-alive comment and two empty deltas. */
-  | { keepAlive: true; text?: string; everyMs?: number }
+  /**
+   * Like `stall`, but every `everyMs` (default 50) a keep-alive comment and two empty deltas; with
+   * `forMs`, after that long the answer `then` follows and the stream completes.
+   */
+  | { keepAlive: true; text?: string; everyMs?: number; forMs?: number; then?: string }
   | { raw: string };
 
 /** A running fake server. */
@@ -256,10 +259,15 @@ function streamResponse(
           chunk({ content: "" }, null, model),
         ]
           .join("");
-        while (live()) {
+        const end = reply.forMs === undefined ? Infinity : Date.now() + reply.forMs;
+        while (live() && Date.now() < end) {
           ctrl.enqueue(encoder.encode(noise));
           await sleep(reply.everyMs ?? 50, closing);
         }
+        if (!live() || end === Infinity) return;
+        ctrl.enqueue(encoder.encode(chunk({ content: reply.then ?? "" }, null, model)));
+        ctrl.enqueue(encoder.encode(chunk({}, "stop", model) + "data: [DONE]\n\n"));
+        finish();
         return;
       }
       await sleep(5, closing);

@@ -265,7 +265,7 @@ Deno.test("chat fails a stalled stream after the idle timeout", async () => {
   ]);
 });
 
-Deno.test("keep-alive comments and empty deltas do not keep a stalled stream alive past the idle timeout", async () => {
+Deno.test("keep-alive comments and empty deltas keep a stream alive past the idle timeout, up to the ping timeout", async () => {
   const started = Date.now();
   // Cancelled after 5 s, so a stream kept alive by the noise ends as cancelled instead of hanging.
   const fake = await startFakeProvider([{ keepAlive: true, text: "half", everyMs: 40 }]);
@@ -275,6 +275,7 @@ Deno.test("keep-alive comments and empty deltas do not keep a stalled stream ali
       baseUrl: fake.url,
       apiKey: "",
       idleTimeout: 0.3,
+      pingTimeout: 0.8,
     });
     const events = await collect(client.chat(request, AbortSignal.timeout(5000)));
     assert.deepEqual(events, [
@@ -282,14 +283,27 @@ Deno.test("keep-alive comments and empty deltas do not keep a stalled stream ali
       {
         type: "error",
         code: "stall",
-        message: "generic sent no output for 0.3s; the stream was abandoned",
+        message: "generic sent only keep-alives for 0.8s; the stream was abandoned",
       },
       { type: "done", reason: "error" },
     ]);
-    assert.ok(Date.now() - started < 4000);
+    const took = Date.now() - started;
+    assert.ok(took >= 750 && took < 4000, `${took} ms`);
   } finally {
     await fake.close();
   }
+});
+
+Deno.test("a provider that sends keep-alives for longer than the idle timeout and then answers is not cut off", async () => {
+  // The idle timeout bounds gaps with no byte at all; keep-alives count as life (default ping
+  // bound 600 s). Scaled down: 1 s of keep-alives against a 0.3 s idle timeout.
+  const { events } = await run([
+    { keepAlive: true, text: "thinking... ", everyMs: 40, forMs: 1000, then: "the answer" },
+  ], { idleTimeout: 0.3 });
+  assert.deepEqual(merged(events), [
+    { type: "token", content: "thinking... the answer" },
+    { type: "done", reason: "stop" },
+  ]);
 });
 
 Deno.test("chat emits the complete tool calls of a broken stream before the error, without retrying", async () => {
