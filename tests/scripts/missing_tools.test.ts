@@ -55,7 +55,7 @@ Deno.test("tests that run git, ripgrep, python3 or npm are ignored, naming it, w
     const count = (program: string) => needing.filter((l) => l.includes(`(needs ${program})`));
     assert.deepEqual(
       [count("git").length, count("ripgrep").length, count("python3").length, count("npm").length],
-      [18, 3, 3, 1],
+      [25, 3, 3, 1],
     );
   } finally {
     await Deno.remove(bin, { recursive: true });
