@@ -1,5 +1,7 @@
 /**
- * A `deno lint` plugin with two shape rules of Deno's style guide: an exported function takes at most two positional parameters, then an options object (`positional`); a
+ * A `deno lint` plugin with the shape rules of Deno's style guide: an exported function takes at
+ * most two positional parameters, then an options object (`positional`); a code file has at most
+ * 450 lines (`file`); a
  * function, method or closure spans at most 80 lines unless a `// One piece: <why>` comment sits
  * in the comment block directly above it or on the first line of its body (`length`).
  * scripts/check_signatures.ts runs it over the tree.
@@ -9,6 +11,8 @@
 export const MAX_POSITIONAL = 2;
 /** The most lines a function may span, its first and last line included. */
 export const MAX_LINES = 80;
+/** The most lines a code file may have (`file`): past it, split the file by concept. */
+export const MAX_FILE_LINES = 450;
 
 type Node = Deno.lint.Node;
 type FunctionNode =
@@ -127,6 +131,16 @@ const plugin: Deno.lint.Plugin = {
       create(context) {
         const visit = (node: FunctionNode) => checkFunction(context, node);
         return {
+          Program(node) {
+            const lines = context.sourceCode.text.replace(/\n$/, "").split("\n").length;
+            if (lines > MAX_FILE_LINES) {
+              context.report({
+                node,
+                message: `the file has ${lines} lines: a file holds one concept in at most ` +
+                  `${MAX_FILE_LINES} lines, so split it by concept`,
+              });
+            }
+          },
           FunctionDeclaration: visit,
           FunctionExpression: visit,
           ArrowFunctionExpression: visit,

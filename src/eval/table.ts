@@ -5,6 +5,7 @@
 import type { Aggregate, Comparison, FixtureResult, ModelSummary } from "./aggregate.ts";
 import type { ToolErrorCounts } from "./observe.ts";
 import type { EvalReport } from "./report.ts";
+import { table } from "../util/text_table.ts";
 
 const HEAD = [
   "FIXTURE",
@@ -98,9 +99,7 @@ export function comparisonLine(c: Comparison): string {
 
 /** Left-aligned columns two spaces apart. */
 export function formatColumns(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
-    .join("\n");
+  return table(rows[0], rows.slice(1));
 }
 
 /** `svc eval list`: one row per fixture with where it came from and its expected trace. */

@@ -96,10 +96,7 @@ export class Supervisor {
     return new Date(this.#clock.now()).toISOString();
   }
 
-  /**
-   * Resolves once no launch, stop or log note is in progress (a sweep leaves them running in the
-   * background).
-   */
+  /** Resolves once no launch, stop or log note a sweep left running in the background is left. */
   async settled(): Promise<void> {
     const busy = () => [...this.#agents.values()].some((live) => live.task) || this.#notes.size;
     while (busy()) {

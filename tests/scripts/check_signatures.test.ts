@@ -58,7 +58,7 @@ Deno.test("the signature rules refuse a function over 80 lines unless it says wh
   assert.deepEqual(report(method).map((m) => m.split(":")[0]), ["m is 85 lines"]);
 });
 
-Deno.test("the signature check names file and line across src/, main.ts and plugins, tests aside", async () => {
+Deno.test("the signature check names file and line across src/, main.ts and plugins, tests aside, and a code file over 450 lines", async () => {
   const root = await Deno.makeTempDir({ prefix: "svc_signatures_test_" });
   try {
     const files: Record<string, string> = {
@@ -67,6 +67,10 @@ Deno.test("the signature check names file and line across src/, main.ts and plug
       "src/x/long.ts": `// header\n${longFunction("long", 81)}`,
       "plugins/p/src/tool.ts": "\nexport function tool(a: 1, b: 2, c: 3) {}\n",
       "plugins/p/tests/tool.test.ts": "export function helper(a: 1, b: 2, c: 3) {}\n",
+      // A code file over 450 lines is one finding; a test file of that size is not looked at.
+      "src/x/big.ts": "export const a = 1;\n".repeat(451),
+      "src/x/fits.ts": "export const a = 1;\n".repeat(450),
+      "plugins/p/tests/big.test.ts": "export const a = 1;\n".repeat(451),
     };
     for (const [path, text] of Object.entries(files)) {
       await Deno.mkdir(dirname(join(root, path)), { recursive: true });
@@ -75,6 +79,7 @@ Deno.test("the signature check names file and line across src/, main.ts and plug
     assert.deepEqual((await checkSignatures(root)).map((p) => p.split(" ")[0]), [
       "main.ts:1:",
       "plugins/p/src/tool.ts:2:",
+      "src/x/big.ts:1:",
       "src/x/long.ts:2:",
     ]);
   } finally {
