@@ -38,6 +38,19 @@ export { signalGroup } from "../util/process_group.ts";
 /** The command line that runs this svc again (`svc <args>` as this process was started). */
 export { type CommandLine, svcCommand } from "../launch/svc_command.ts";
 
+/**
+ * Why an MCP server entry may not start in `worktree`, or null: a stdio server the worktree's own
+ * `.svc/config.json` names starts only with this person's approval (config/mcp_approvals.ts,
+ * loaded on first use).
+ */
+export async function mcpServerRefusal(
+  entry: import("../config/mcp_approvals.ts").ServerSpec,
+  worktree: string,
+): Promise<string | null> {
+  const { serverRefusal } = await import("../config/mcp_approvals.ts");
+  return await serverRefusal(entry, worktree);
+}
+
 import type { ProviderDef } from "../shared/types.ts";
 export type { ProviderDef };
 

@@ -152,12 +152,13 @@ Deno.test("an untrusted worktree's own mcp.servers is ignored: nothing is config
   const marker = await Deno.makeTempFile();
   await Deno.remove(marker);
   try {
-    // Trusted, the worktree's entry runs (the "server" creates the marker on start).
+    // Trusted, the worktree's entry is configured but starts only once approved (the "server"
+    // would create the marker on start; approval.test.ts covers approving it).
     const trusted = await runWithLocalServer(true, marker);
     assert.equal(trusted.out.code, 0, trusted.out.stderr);
-    assert.equal(await Deno.stat(marker).then(() => true, () => false), true);
-    await Deno.remove(marker);
+    assert.equal(await Deno.stat(marker).then(() => true, () => false), false);
     assert.equal(trusted.offered.includes("mcp_connect"), true);
+    assert.match(trusted.toolResult, /MCP server evil was not started: .*svc trust --mcp evil/);
     const { out, offered, toolResult, audit } = await runWithLocalServer(false, marker);
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stderr, /ignored mcp\.servers from .*: this worktree is not trusted/);

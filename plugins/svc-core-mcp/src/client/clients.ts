@@ -3,7 +3,12 @@
  * tools imported from each, and the operations of mcp_connect, mcp_list and mcp_disconnect. One
  * per runtime, found through the runtime's tool host; connections live as long as the process.
  */
-import type { Tool, ToolHost, ToolOutput } from "../../../../src/plugin/api.ts";
+import {
+  mcpServerRefusal,
+  type Tool,
+  type ToolHost,
+  type ToolOutput,
+} from "../../../../src/plugin/api.ts";
 import { describeFailure } from "./errors.ts";
 import { type Accepted, planImport } from "./imported.ts";
 import { resultOutput } from "./result_text.ts";
@@ -127,6 +132,13 @@ export class McpClients {
     const { name } = server.entry;
     if (server.state === "connected" && !server.changed.size && !server.appeared.length) {
       return { server: name, ok: true, text: `${name} is already connected: ${toolList(server)}` };
+    }
+    // There is no one to ask here: the answer is the same headless and in the REPL.
+    const refused = await mcpServerRefusal(server.entry, this.worktree);
+    if (refused) {
+      server.state = "failed";
+      server.error = refused;
+      return { server: name, ok: false, text: `Error: ${refused}` };
     }
     await this.#drop(server);
     server.state = "connecting";
