@@ -11,6 +11,15 @@ import { changesProcessState, findTestFiles } from "./test_files.ts";
 import { scriptArgs } from "./script_args.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
+/** The deno test processes under way: a runner stopped with SIGTERM or SIGHUP takes them along
+ * (Ctrl-C reaches them already, as the terminal signals the whole group). */
+const running = new Set<Deno.ChildProcess>();
+for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+  Deno.addSignalListener(signal, () => {
+    for (const child of running) child.kill("SIGTERM");
+    Deno.exit(143);
+  });
+}
 const args = scriptArgs(
   "Usage: deno task test [files or folders]\n\nRuns every test of tests/ and plugins/ (files " +
     "that change process-wide state one at a time, the rest in parallel); given files or folders, " +
@@ -70,6 +79,7 @@ async function run(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  running.add(child);
   const chunks: Uint8Array[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>, sink: typeof Deno.stdout) => {
     for await (const chunk of stream) {
@@ -79,6 +89,7 @@ async function run(
   };
   await Promise.all([pump(child.stdout, Deno.stdout), pump(child.stderr, Deno.stderr)]);
   const { code } = await child.status;
+  running.delete(child);
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const chunk of chunks) {
