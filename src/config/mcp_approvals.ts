@@ -9,7 +9,8 @@
  */
 import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
-import { readJson, updateJson } from "../util/json_file.ts";
+import { changeGrants, type GrantFile, readGrantFile } from "../util/grant_file.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { canonicalPath } from "../util/canonical_path.ts";
 import { currentUid } from "../util/private_file.ts";
 import { configPaths, readConfigFile } from "./load.ts";
@@ -33,8 +34,6 @@ export interface ServerGrant {
 
 /** Whether a server may start: needs no approval, approved, or not (none, or a changed entry). */
 export type ServerApproval = "not_needed" | "approved" | "none" | "changed";
-
-type Store = Record<string, Record<string, ServerGrant>>;
 
 /** `~/.config/svc/mcp_approvals.json`. */
 export function mcpApprovalsPath(): string {
@@ -66,18 +65,12 @@ export async function serverHash(entry: ServerSpec, worktree: string): Promise<s
     canonical(worktree),
     currentUid(),
   ]);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function asStore(value: unknown): Store {
-  return value && typeof value === "object" && !Array.isArray(value) ? value as Store : {};
+  return await sha256Hex(material);
 }
 
 /** Every grant, by canonical worktree then server name (a missing or corrupt file grants none). */
-export async function loadServerGrants(): Promise<Store> {
-  const { value } = await readJson(mcpApprovalsPath(), { private: true });
-  return asStore(value);
+export function loadServerGrants(): Promise<GrantFile<ServerGrant>> {
+  return readGrantFile<ServerGrant>(mcpApprovalsPath());
 }
 
 /** Whether `entry` of `worktree` may start now. */
@@ -126,16 +119,8 @@ export function unapprovedMessage(
     approveCommand(name, options.worktree);
 }
 
-async function change(worktree: string, fn: (servers: Record<string, ServerGrant>) => void) {
-  const key = canonical(worktree);
-  await updateJson(mcpApprovalsPath(), (current) => {
-    const store = asStore(current);
-    const servers = { ...(store[key] ?? {}) };
-    fn(servers);
-    if (Object.keys(servers).length) store[key] = servers;
-    else delete store[key];
-    return store;
-  }, { mode: 0o600, private: true });
+function change(worktree: string, fn: (servers: Record<string, ServerGrant>) => void) {
+  return changeGrants(mcpApprovalsPath(), { worktree: canonical(worktree), fn });
 }
 
 /** Records this user's approval of `entry` as it is now. */

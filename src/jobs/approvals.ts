@@ -7,7 +7,8 @@
  */
 import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
-import { readJson, updateJson } from "../util/json_file.ts";
+import { changeGrants, readGrantFile } from "../util/grant_file.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { definitionOf, type JobDefinition } from "./schema.ts";
 
 /** One person's approval of one job definition. */
@@ -27,8 +28,6 @@ export type Approval =
   | { kind: "armed"; grant: Grant }
   | { kind: "none" }
   | { kind: "changed"; grant: Grant };
-
-type Store = Record<string, Record<string, Grant>>;
 
 /** `~/.config/svc/job_approvals.json`. */
 export function approvalsPath(): string {
@@ -102,12 +101,7 @@ export async function definitionHash(job: JobDefinition, worktree: string): Prom
     worktree,
     uid: uid(),
   });
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function asStore(value: unknown): Store {
-  return value && typeof value === "object" && !Array.isArray(value) ? value as Store : {};
+  return await sha256Hex(material);
 }
 
 function isGrant(value: unknown): value is Grant {
@@ -117,8 +111,7 @@ function isGrant(value: unknown): value is Grant {
 
 /** Every grant of `worktree`, by job name (a corrupt or missing file grants nothing). */
 export async function loadGrants(worktree: string): Promise<Map<string, Grant>> {
-  const { value } = await readJson(approvalsPath(), { private: true });
-  const entries = asStore(value)[worktree] ?? {};
+  const entries = (await readGrantFile<Grant>(approvalsPath()))[worktree] ?? {};
   return new Map(Object.entries(entries).filter(([, g]) => isGrant(g)));
 }
 
@@ -135,15 +128,8 @@ export async function approvalOf(
   return grant.once ? { kind: "armed", grant } : { kind: "approved", grant };
 }
 
-async function change(worktree: string, fn: (jobs: Record<string, Grant>) => void): Promise<void> {
-  await updateJson(approvalsPath(), (current) => {
-    const store = asStore(current);
-    const jobs = { ...(store[worktree] ?? {}) };
-    fn(jobs);
-    if (Object.keys(jobs).length) store[worktree] = jobs;
-    else delete store[worktree];
-    return store;
-  }, { mode: 0o600, private: true });
+function change(worktree: string, fn: (jobs: Record<string, Grant>) => void): Promise<void> {
+  return changeGrants(approvalsPath(), { worktree, fn });
 }
 
 /** Records this user's approval of `job`'s current definition (`once`: one run only). */

@@ -7,17 +7,14 @@
  */
 import { join } from "../util/posix_path.ts";
 import { VERSION } from "../version.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 /** The marker of a manifest's text, and whether it is already there. */
 export async function manifestMarker(
   dir: string,
   text: string,
 ): Promise<{ path: string; known: boolean }> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${VERSION}\0${Deno.version.deno}\0${text}`),
-  );
-  const name = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const name = await sha256Hex(`${VERSION}\0${Deno.version.deno}\0${text}`);
   const path = join(dir, `manifest-${name.slice(0, 32)}`);
   try {
     return { path, known: Deno.lstatSync(path).isFile };

@@ -13,6 +13,7 @@ import { join } from "../util/posix_path.ts";
 import { VERSION } from "../version.ts";
 import { writeFileAtomic } from "../util/atomic.ts";
 import { readTextCapped } from "../util/fs.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import type { FolderEntry } from "./confine.ts";
 import type { PluginGrant } from "./grant.ts";
 import type { RegistrationData } from "./sandbox_protocol.ts";
@@ -45,10 +46,10 @@ export async function cacheSlot(
   },
 ): Promise<CacheSlot> {
   const env = grant.env.map((name) => [name, Deno.env.get(name) ?? null]);
-  const key = await sha256(
+  const key = await sha256Hex(
     JSON.stringify([VERSION, Deno.version.deno, pluginDir, manifest, entries, env]),
   );
-  return { file: join(cacheDir, `${(await sha256(pluginDir)).slice(0, 32)}.json`), key };
+  return { file: join(cacheDir, `${(await sha256Hex(pluginDir)).slice(0, 32)}.json`), key };
 }
 
 /** The remembered registrations of a slot, or null when there are none for its key. */
@@ -71,9 +72,4 @@ export async function writeCache(slot: CacheSlot, registrations: RegistrationDat
   } catch {
     // a read-only HOME: nothing is remembered
   }
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
