@@ -4,7 +4,7 @@
  * wholesale, its other fields per field. Layers are applied lowest first.
  */
 import { stricterAction } from "../config/trust.ts";
-import type { Action, Category } from "../shared/types.ts";
+import type { BashLevel, Category, CategoryLevels } from "../shared/types.ts";
 import type { TeamEntry, TypeEntry } from "./schema.ts";
 import type { AgentType, Layer, Stage, Team } from "./types.ts";
 
@@ -22,7 +22,7 @@ export interface Patch<E> {
  * replacing it).
  */
 export type TypePatch = Patch<
-  TypeEntry & { tighten?: Partial<Record<Category, Action>>; tools_deny_add?: string[] }
+  TypeEntry & { tighten?: CategoryLevels; tools_deny_add?: string[] }
 >;
 
 function addLayer(layers: Layer[], layer: Layer): Layer[] {
@@ -67,12 +67,13 @@ export function mergeTypes(
 }
 
 function stricterOf(
-  a: Partial<Record<Category, Action>> = {},
-  b: Partial<Record<Category, Action>>,
-): Partial<Record<Category, Action>> {
+  a: CategoryLevels = {},
+  b: CategoryLevels,
+): CategoryLevels {
   const result = { ...a };
-  for (const [key, action] of Object.entries(b) as Array<[Category, Action]>) {
-    result[key] = result[key] ? stricterAction(result[key], action) : action;
+  for (const [key, action] of Object.entries(b) as Array<[Category, BashLevel]>) {
+    const level = result[key] ? stricterAction(result[key], action) : action;
+    (result as Record<Category, BashLevel>)[key] = level;
   }
   return result;
 }

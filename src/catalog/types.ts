@@ -3,7 +3,7 @@
  * plugin < global `~/.config/svc/` < local `.svc/`). Loaded by `loadCatalog` (mod.ts); the engine
  * uses them to delegate and run teams, the CLI to list them.
  */
-import type { Action, Category } from "../shared/types.ts";
+import type { CategoryLevels } from "../shared/types.ts";
 
 /** Where a catalog entry (or the last field that changed it) comes from. */
 export type Layer = "bundled" | "plugin" | "global" | "local";
@@ -15,12 +15,12 @@ export interface AgentType {
   /** A model or `provider/model` ref; overrides the caller's and passes the approval gate. */
   model?: string;
   /** Merged over the caller's categories when delegating (from trusted layers only). */
-  tool_permission?: Partial<Record<Category, Action>>;
+  tool_permission?: CategoryLevels;
   /**
    * From a local layer of an untrusted worktree: applied only where stricter than what the
    * caller's categories merged with `tool_permission` give (deny > ask > allow).
    */
-  tighten?: Partial<Record<Category, Action>>;
+  tighten?: CategoryLevels;
   /**
    * Tool names the sub-agent may not use, added to the caller's `tools.deny` (never replacing
    * it). Lets a type allow the bash category for `code_test` without `run_command`. Replaced per

@@ -16,6 +16,21 @@ export const BUNDLED_PLUGINS = [
   "svc-core-eval",
 ];
 
+/**
+ * `sandbox.mode` values, from the strictest (Codex's names): only the private temp folder is
+ * writable; the worktree too; no sandbox at all.
+ */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** What `limits.command` holds when the config names nothing (docs/security.md). */
+export const DEFAULT_COMMAND_LIMITS = {
+  memory: 4 * 2 ** 30,
+  processes: 512,
+  file_size: 4 * 2 ** 30,
+  open_files: 1024,
+} as const;
+
 /** Keys removed from svc; they are rejected with a message, never aliased. */
 export const REMOVED_KEYS: Record<string, string> = {
   api_key: "API keys live only in ~/.config/svc/providers.json; run /connect <provider>",
@@ -87,6 +102,15 @@ export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
   "mcp.servers": "tighten",
   // `true` cannot undo a global `false`.
   "mcp_server.allow_ask": "tighten",
+  // The sandbox and the limits bound what commands can do: a repository may only narrow them.
+  "sandbox.mode": "tighten",
+  "sandbox.failIfUnavailable": "tighten",
+  "sandbox.filesystem.allowWrite": "tighten",
+  "sandbox.filesystem.denyWrite": "tighten",
+  "sandbox.filesystem.denyRead": "tighten",
+  "sandbox.network.allowedDomains": "tighten",
+  "sandbox.network.deniedDomains": "tighten",
+  "limits.command": "tighten",
 };
 
 /** How an untrusted worktree may use `key`: its declaration, or `not` when it has none. */

@@ -21,7 +21,16 @@ export function configPaths(worktree: string): { global: string; local: string }
 }
 
 /** Objects whose members may also be written nested (`{"tools": {"allow": []}}`). */
-const NESTED_PREFIXES = ["tools", "dev", "mcp", "mcp_server"];
+const NESTED_PREFIXES = [
+  "tools",
+  "dev",
+  "mcp",
+  "mcp_server",
+  "sandbox",
+  "sandbox.filesystem",
+  "sandbox.network",
+  "limits",
+];
 
 /** A config file is a few KiB; a bigger one (or a FIFO, or /dev/zero) is refused unread. */
 export const CONFIG_MAX_BYTES = 1 << 20;
@@ -140,11 +149,17 @@ function brokenFile(path: string, problem: string): ConfigError {
 /** Folds nested spellings into the flat dotted keys of the schema. */
 export function flattenConfig(raw: Record<string, unknown>): Record<string, unknown> {
   const flat: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
+  const entries = Object.entries(raw);
+  for (let i = 0; i < entries.length; i++) {
+    const [key, value] = entries[i];
     if (
       NESTED_PREFIXES.includes(key) && value && typeof value === "object" && !Array.isArray(value)
     ) {
-      for (const [sub, subValue] of Object.entries(value)) flat[`${key}.${sub}`] = subValue;
+      // `{"sandbox": {"network": {...}}}` unfolds level by level, in place.
+      const inner = Object.entries(value).map((
+        [sub, v],
+      ): [string, unknown] => [`${key}.${sub}`, v]);
+      entries.splice(i + 1, 0, ...inner);
     } else if (key === "tool_permission.bash_allow") {
       const perms = (flat.tool_permission ?? {}) as Record<string, unknown>;
       flat.tool_permission = { ...perms, bash_allow: value };

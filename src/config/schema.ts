@@ -1,8 +1,16 @@
 import * as z from "zod";
 
-import { ACTIONS } from "../shared/types.ts";
-export { type Action, ACTIONS, CATEGORIES, type Category } from "../shared/types.ts";
-import { BUNDLED_PLUGINS } from "./keys.ts";
+import { ACTIONS, BASH_LEVELS } from "../shared/types.ts";
+export {
+  type Action,
+  ACTIONS,
+  BASH_LEVELS,
+  type BashLevel,
+  CATEGORIES,
+  type Category,
+} from "../shared/types.ts";
+import { BUNDLED_PLUGINS, SANDBOX_MODES } from "./keys.ts";
+import { SIZE_PATTERN } from "../util/size.ts";
 export { BUNDLED_PLUGINS, REMOVED_KEYS } from "./keys.ts";
 
 const action = z.enum(ACTIONS);
@@ -11,7 +19,7 @@ export const ToolPermissionSchema = z.strictObject({
   read: action.optional(),
   list: action.optional(),
   edit: action.optional(),
-  bash: action.optional(),
+  bash: z.enum(BASH_LEVELS).optional(),
   web: action.optional(),
   mcp: action.optional(),
   delegate: action.optional(),
@@ -42,6 +50,8 @@ export const McpServerSchema = z.strictObject({
   timeout: z.number().positive().max(86400).default(60),
   /** svc extension: connect when the first engine starts (svc run, svc serve). */
   autoconnect: z.boolean().default(false),
+  /** svc extension: start the stdio server inside svc's OS sandbox (docs/mcp_client.md). */
+  sandbox: z.boolean().default(false),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message: `server ${server.name}: ${message}` });
@@ -71,6 +81,12 @@ export const McpServerSchema = z.strictObject({
     if (server[key]) problem(key, `${key} applies to transport "stdio" only`);
   }
   if (server.args.length) problem("args", 'args apply to transport "stdio" only');
+  if (server.sandbox) {
+    problem(
+      "sandbox",
+      'sandbox applies to transport "stdio" only (svc starts no program for http)',
+    );
+  }
   if (Object.keys(server.env).length) problem("env", 'env applies to transport "stdio" only');
 });
 export type McpServer = z.infer<typeof McpServerSchema>;
@@ -102,6 +118,31 @@ function distinctServers(servers: McpServer[], ctx: z.RefinementCtx): void {
     prefixes.set(prefix, server.name);
   });
 }
+
+const size = z.union([
+  z.number().int().positive(),
+  z.string().regex(SIZE_PATTERN, "must be a size such as 4GiB, 512M or 1048576 (bytes)"),
+]);
+
+/** `limits.command`: what one command svc runs for a model may use (docs/security.md). */
+export const CommandLimitsSchema = z.strictObject({
+  /** Heap (RLIMIT_DATA) of each process; default 4 GiB. */
+  memory: size.optional(),
+  /** Processes of the command's sandbox (RLIMIT_NPROC); default 512. */
+  processes: z.number().int().positive().optional(),
+  /** CPU seconds of each process (RLIMIT_CPU); default the command's timeout. */
+  cpu_seconds: z.number().int().positive().optional(),
+  /** Largest file a process may write (RLIMIT_FSIZE); default 4 GiB. */
+  file_size: size.optional(),
+  /** Open files of each process (RLIMIT_NOFILE); default 1024. */
+  open_files: z.number().int().positive().optional(),
+});
+export type CommandLimitsConfig = z.infer<typeof CommandLimitsSchema>;
+
+const pathList = z.array(z.string().min(1)).default([]);
+const domainList = z.array(
+  z.string().regex(/^(\*|(\*\.)?[A-Za-z0-9.-]+)$/, "must be a host name, *.domain or *"),
+).default([]);
 
 const REASONING = [false, true, "off", "on", "auto", "low", "medium", "high"] as const;
 
@@ -161,6 +202,15 @@ export const ConfigSchema = z.strictObject({
   "dev.format_cmd": z.string().optional(),
   "mcp.servers": z.array(McpServerSchema).superRefine(distinctServers).default([]),
   "mcp_server.allow_ask": z.boolean().default(true),
+  /** Unset: workspace-write where a sandbox can run (docs/security.md). */
+  "sandbox.mode": z.enum(SANDBOX_MODES).optional(),
+  "sandbox.failIfUnavailable": z.boolean().default(true),
+  "sandbox.filesystem.allowWrite": pathList,
+  "sandbox.filesystem.denyWrite": pathList,
+  "sandbox.filesystem.denyRead": pathList,
+  "sandbox.network.allowedDomains": domainList,
+  "sandbox.network.deniedDomains": domainList,
+  "limits.command": CommandLimitsSchema.default({}),
 });
 
 /** The merged, validated configuration with every default applied. */

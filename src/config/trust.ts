@@ -8,9 +8,10 @@ import { isAbsolute, join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
 import { readJson, updateJson } from "../util/json_file.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
-import { DEFAULT_ACTIONS } from "../shared/types.ts";
-import type { Action, Category } from "./schema.ts";
-import { untrustedUse } from "./keys.ts";
+import { type CategoryLevels, DEFAULT_ACTIONS } from "../shared/types.ts";
+import type { Action, BashLevel, Category } from "./schema.ts";
+import { DEFAULT_COMMAND_LIMITS, SANDBOX_MODES, untrustedUse } from "./keys.ts";
+import { sizeBytes } from "../util/size.ts";
 
 /** Path of the trust list. */
 export function trustedPath(): string {
@@ -49,15 +50,18 @@ export async function setTrusted(folder: string, remove = false): Promise<string
   return result;
 }
 
-const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
+const RANK: Record<BashLevel, number> = { deny: 0, ask: 1, sandboxed: 1.5, allow: 2 };
 
-/** Whether `action` would loosen `base` (allow over ask or deny, ask over deny). */
-export function isLooser(action: Action, base: Action): boolean {
+/**
+ * Whether `action` would loosen `base` (allow over sandboxed, ask or deny; sandboxed over ask or
+ * deny; ask over deny).
+ */
+export function isLooser(action: BashLevel, base: BashLevel): boolean {
   return RANK[action] > RANK[base];
 }
 
-/** The stricter of two actions: deny over ask over allow. */
-export function stricterAction(a: Action, b: Action): Action {
+/** The stricter of two levels: deny over ask over sandboxed over allow. */
+export function stricterAction<T extends BashLevel>(a: T, b: T): T {
   return RANK[a] <= RANK[b] ? a : b;
 }
 
@@ -66,12 +70,12 @@ export function stricterAction(a: Action, b: Action): Action {
  * worktree's permissions (a local agent type's `tighten`) meet the ones in force. A category
  * `base` leaves out stands at its default (DEFAULT_ACTIONS) for the comparison.
  */
-export function tightenPermissions<T extends Partial<Record<Category, Action>>>(
+export function tightenPermissions<T extends CategoryLevels>(
   base: T,
-  tighten: Partial<Record<Category, Action>> = {},
+  tighten: CategoryLevels = {},
 ): T {
-  const result: Partial<Record<Category, Action>> = { ...base };
-  for (const [key, action] of Object.entries(tighten) as Array<[Category, Action]>) {
+  const result: Partial<Record<Category, BashLevel>> = { ...base };
+  for (const [key, action] of Object.entries(tighten) as Array<[Category, BashLevel]>) {
     result[key] = stricterAction(base[key] ?? DEFAULT_ACTIONS[key], action);
   }
   return result as T;
@@ -127,6 +131,48 @@ export const TIGHTEN: Readonly<Record<string, Tighten>> = {
     if (narrowed.loosened) ignored.push("tools.allow");
     return narrowed.list;
   },
+  // The sandbox: never a weaker mode, never turned off where it cannot run, never more writable
+  // paths or reachable domains; denials only add up.
+  "sandbox.mode": (value, global) =>
+    modeRank(value) > modeRank(global["sandbox.mode"] ?? "workspace-write") ? DROP : value,
+  "sandbox.failIfUnavailable": (value, global) =>
+    value === false && global["sandbox.failIfUnavailable"] !== false ? DROP : value,
+  "sandbox.filesystem.allowWrite": (value, global, ignored) =>
+    subset(
+      value,
+      global["sandbox.filesystem.allowWrite"],
+      "sandbox.filesystem.allowWrite",
+      ignored,
+    ),
+  "sandbox.network.allowedDomains": (value, global, ignored) =>
+    subset(
+      value,
+      global["sandbox.network.allowedDomains"],
+      "sandbox.network.allowedDomains",
+      ignored,
+    ),
+  "sandbox.filesystem.denyWrite": (value, global) =>
+    union(global["sandbox.filesystem.denyWrite"], value),
+  "sandbox.filesystem.denyRead": (value, global) =>
+    union(global["sandbox.filesystem.denyRead"], value),
+  "sandbox.network.deniedDomains": (value, global) =>
+    union(global["sandbox.network.deniedDomains"], value),
+  // Each limit only lower than the user's (or the default).
+  "limits.command": (value, global, ignored) => {
+    if (!value || typeof value !== "object") return value;
+    const base = { ...DEFAULT_COMMAND_LIMITS, ...(global["limits.command"] ?? {}) } as Record<
+      string,
+      unknown
+    >;
+    const kept: Record<string, unknown> = {};
+    for (const [key, wanted] of Object.entries(value)) {
+      const mine = amount(wanted), theirs = base[key] === undefined ? undefined : amount(base[key]);
+      if (mine !== undefined && theirs !== undefined && mine > theirs) {
+        ignored.push(`limits.command.${key}`);
+      } else kept[key] = wanted;
+    }
+    return kept;
+  },
   // Each action only where it is stricter; bash_allow only within the global list.
   tool_permission: (value, global, ignored) => {
     if (!value || typeof value !== "object") return value;
@@ -164,6 +210,34 @@ function narrow(wanted: unknown, base: unknown): { list: string[]; loosened: boo
     list: within.length ? within : global,
     loosened: within.length < local.length || !local.length,
   };
+}
+
+/**
+ * A local list of things that widen reach (writable paths, reachable domains): only entries the
+ * global list already holds are kept, the rest are named in `ignored`.
+ */
+function subset(wanted: unknown, base: unknown, key: string, ignored: string[]): string[] {
+  const global = stringList(base);
+  const local = stringList(wanted);
+  const within = local.filter((entry) => global.includes(entry));
+  if (within.length < local.length) ignored.push(key);
+  return within;
+}
+
+/** Both lists, each entry once: denials add up. */
+function union(base: unknown, wanted: unknown): string[] {
+  return [...new Set([...stringList(base), ...stringList(wanted)])];
+}
+
+/** Sandbox modes from the strictest; an unknown value ranks weakest so it is dropped. */
+function modeRank(mode: unknown): number {
+  const rank = SANDBOX_MODES.indexOf(mode as (typeof SANDBOX_MODES)[number]);
+  return rank === -1 ? SANDBOX_MODES.length : rank;
+}
+
+/** A limit as a number (sizes in bytes), or undefined. */
+function amount(value: unknown): number | undefined {
+  return typeof value === "number" || typeof value === "string" ? sizeBytes(value) : undefined;
 }
 
 function stringList(value: unknown): string[] {

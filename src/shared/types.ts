@@ -8,6 +8,13 @@
 export const ACTIONS = ["allow", "ask", "deny"] as const;
 export type Action = (typeof ACTIONS)[number];
 
+/**
+ * The levels of the `bash` category: the actions, plus `sandboxed` (commands run without asking
+ * when, and only when, svc's OS sandbox holds them; docs/permissions.md).
+ */
+export const BASH_LEVELS = [...ACTIONS, "sandboxed"] as const;
+export type BashLevel = (typeof BASH_LEVELS)[number];
+
 /** Tool categories of the tool policy. */
 export const CATEGORIES = [
   "read",
@@ -20,6 +27,9 @@ export const CATEGORIES = [
   "ask",
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
+
+/** A level per category: an action, and for `bash` also `sandboxed`. */
+export type CategoryLevels = { [K in Category]?: K extends "bash" ? BashLevel : Action };
 
 /** Category actions when the config names none. SPEC fixes bash, mcp, delegate and ask. */
 export const DEFAULT_ACTIONS: Readonly<Record<Category, Action>> = {

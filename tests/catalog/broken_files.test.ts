@@ -86,7 +86,7 @@ Deno.test("one invalid entry is skipped with its path, name and field while the 
     `a plugin: agent type "p": tool_permission: Unrecognized key: "shell"; skipped`,
     `${types}: agent type "typo": Unrecognized key: "tool_permissions"; skipped`,
     `${types}: agent type "loose": tool_permission.bash: Invalid option: expected one of ` +
-    `"allow"|"ask"|"deny"; skipped`,
+    `"allow"|"ask"|"deny"|"sandboxed"; skipped`,
     `${types}: agent type "bad name": a name must be 1 to 64 letters, digits, '.', '_' or '-', ` +
     "starting with a letter or digit; skipped",
     `${types}: agent type "nolist": skills: Invalid input: expected array, received string; skipped`,

@@ -92,7 +92,41 @@ Deno.test("nested spellings fold into the dotted keys", async () => {
   );
 });
 
+Deno.test("the sandbox keys nest two levels deep and have their defaults", async () => {
+  await withHome({
+    global: {
+      sandbox: {
+        mode: "read-only",
+        filesystem: { allowWrite: ["~/.cache"], denyRead: ["~/private"] },
+        network: { allowedDomains: ["*.npmjs.org"] },
+      },
+      limits: { command: { memory: "2GiB", processes: 64 } },
+    },
+  }, async (w) => {
+    const c = await loadConfig(w);
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(c).filter(([k]) => /^(sandbox|limits)\./.test(k))),
+      {
+        "sandbox.mode": "read-only",
+        "sandbox.failIfUnavailable": true,
+        "sandbox.filesystem.allowWrite": ["~/.cache"],
+        "sandbox.filesystem.denyWrite": [],
+        "sandbox.filesystem.denyRead": ["~/private"],
+        "sandbox.network.allowedDomains": ["*.npmjs.org"],
+        "sandbox.network.deniedDomains": [],
+        "limits.command": { memory: "2GiB", processes: 64 },
+      },
+    );
+  });
+});
+
 const bad: Array<[string, unknown, RegExp]> = [
+  ["an unknown sandbox mode is rejected", { sandbox: { mode: "off" } }, /"sandbox\.mode"/],
+  [
+    "a size that is not one is rejected, naming the form",
+    { limits: { command: { memory: "lots" } } },
+    /"limits\.command\.memory": must be a size such as 4GiB/,
+  ],
   [
     "a removed key names the key and the file",
     { api_key: "sk" },
@@ -134,6 +168,7 @@ Deno.test("mcp.servers entries get their defaults, and each wrong key is named w
       headers: {},
       timeout: 60,
       autoconnect: false,
+      sandbox: false,
     }]);
   });
   const wrong: Array<[unknown[], string]> = [
