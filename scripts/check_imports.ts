@@ -20,6 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["launch"],
   ["config"],
   ["policy"],
+  ["sandbox"],
   ["tool"],
   ["provider"],
   ["session"],

@@ -14,6 +14,7 @@ import { catalogCommand } from "./catalog_cmd.ts";
 import { evalCommand } from "./eval_cmd.ts";
 import { jobsCommand } from "./jobs_cmd.ts";
 import { fleetCommand } from "./fleet_cmd.ts";
+import { sandboxCommand } from "./sandbox_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Each top-level command by name, built on demand. */
@@ -31,11 +32,12 @@ const COMMANDS: ReadonlyArray<readonly [string, (setExit: (code: number) => void
   ["eval", evalCommand],
   ["jobs", jobsCommand],
   ["fleet", fleetCommand],
+  ["sandbox", sandboxCommand],
 ];
 
 /**
  * The commander program with every command, or with only the command named `only` (what argv
- * runs: the other twelve are not built). Each command throws instead of exiting, and a usage
+ * runs: the others are not built). Each command throws instead of exiting, and a usage
  * error names the problem and the command's `--help` in one short hint instead of the whole help.
  */
 export function buildProgram(setExit: (code: number) => void, only?: string): Command {

@@ -1,12 +1,21 @@
-import type { Action, Category, ToolPermission } from "../config/schema.ts";
+import type { Action, BashLevel, Category, ToolPermission } from "../config/schema.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
 export { DEFAULT_ACTIONS };
 
 /**
  * A tool's own verdict on one call: an action, or an action with the reason the audit records
- * when it tightens the category action.
+ * when it tightens the category action. `unlessSandboxed` marks a verdict about what only the OS
+ * sandbox bounds (a recursive read that may follow a link out, an expansion of unknown size): it
+ * does not apply to a call the sandbox holds.
  */
-export type Resolved = Action | { action: Action; reason: string };
+export type Resolved = Action | { action: Action; reason: string; unlessSandboxed?: boolean };
+
+/** Whether the OS sandbox holds this call's command, and if not, why (bash category tools). */
+export interface SandboxState {
+  holds: boolean;
+  /** Why it does not hold, for the audit and the person asked. */
+  why?: string;
+}
 
 /** Everything the policy needs to judge one tool call; no I/O happens in here. */
 export interface PolicyInput {
@@ -22,6 +31,8 @@ export interface PolicyInput {
   controlFiles?: boolean;
   /** The tool's own per-invocation resolver verdict, if it gave one. */
   resolved?: Resolved;
+  /** For a bash category tool: whether the OS sandbox holds the command it runs. */
+  sandbox?: SandboxState;
 }
 
 export interface Decision {
@@ -44,9 +55,22 @@ export function decide(input: PolicyInput): Decision {
   if (input.mode === "plan" && (category === "edit" || category === "bash")) {
     return { action: "deny", reason: `plan mode denies the ${category} category` };
   }
-  let action = input.permissions[category] ?? DEFAULT_ACTIONS[category];
-  let reason = `${category} category is ${action}`;
-  const resolved = typeof input.resolved === "string" ? { action: input.resolved } : input.resolved;
+  const level: BashLevel = input.permissions[category] ?? DEFAULT_ACTIONS[category];
+  const held = input.sandbox?.holds === true;
+  if (level === "sandboxed") {
+    // Everything runs without asking inside the sandbox: it bounds what bash_allow cannot see.
+    if (held) return { action: "allow", reason: `${category} category is sandboxed` };
+  }
+  let action: Action = level === "sandboxed" ? "ask" : level;
+  let reason = level === "sandboxed"
+    ? `${category} category is sandboxed, but no OS sandbox holds the command (${
+      input.sandbox?.why ?? "not a sandboxed tool"
+    })`
+    : `${category} category is ${action}`;
+  const given = typeof input.resolved === "string" ? { action: input.resolved } : input.resolved;
+  const resolved = given && "unlessSandboxed" in given && given.unlessSandboxed && held
+    ? undefined
+    : given;
   if (resolved && SEVERITY[resolved.action] > SEVERITY[action]) {
     action = resolved.action;
     reason = `${tool} policy requires ${action}`;

@@ -5,7 +5,7 @@
  */
 import type { Action, PermissionRecord } from "../shared/types.ts";
 import type { Approval, ApprovalMemory, Approver } from "./approval.ts";
-import { judgeToolCall, type PolicyScope, whyNotOffered } from "./judge.ts";
+import { judgeToolCall, type PolicyScope, toolSandboxState, whyNotOffered } from "./judge.ts";
 import { loadZod, needsZod } from "./arg_schema.ts";
 import { normalizeToolCall } from "./normalize.ts";
 import type { ToolRegistry } from "./registry.ts";
@@ -124,7 +124,8 @@ export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<I
 
 /** Policy verdict, approval and execution of a normalized call; fills `inv`. */
 async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promise<void> {
-  const verdict = judgeToolCall(tool, { args: inv.args, scope: env.scope });
+  const sandbox = await toolSandboxState(tool, env.scope.config);
+  const verdict = judgeToolCall(tool, { args: inv.args, scope: env.scope, sandbox });
   inv.decision = verdict.action;
   inv.audit.action = verdict.action;
   inv.audit.reason = verdict.reason;

@@ -1,7 +1,8 @@
 import type { Config } from "../config/schema.ts";
-import { decide, type Decision, isOffered } from "../policy/evaluate.ts";
+import { decide, type Decision, isOffered, type SandboxState } from "../policy/evaluate.ts";
 import { pointsOutside, touchesControlFiles } from "../policy/scope.ts";
 import type { Tool } from "./types.ts";
+import { sandboxState } from "../sandbox/mod.ts";
 import type { ToolRegistry } from "./registry.ts";
 
 /** What the policy needs from an engine (or any other caller of tools) besides the call itself. */
@@ -29,7 +30,12 @@ export interface Verdict extends Decision {
  */
 export function judgeToolCall(
   tool: Tool,
-  { args, scope }: { args: Record<string, unknown>; scope: PolicyScope },
+  { args, scope, sandbox }: {
+    args: Record<string, unknown>;
+    scope: PolicyScope;
+    /** For a bash category tool, whether the OS sandbox holds it (`toolSandboxState`). */
+    sandbox?: SandboxState;
+  },
 ): Verdict {
   const permissions = scope.config.tool_permission;
   const paths = [...(tool.pathArgs?.map((k) => args[k]) ?? []), ...(tool.pathsOf?.(args) ?? [])];
@@ -47,8 +53,22 @@ export function judgeToolCall(
       { ...args, _permissions: permissions, _config: scope.config },
       scope.worktree,
     ),
+    ...(sandbox ? { sandbox } : {}),
   });
   return { ...decision, outsideWorktree };
+}
+
+/**
+ * Whether the OS sandbox holds a call of `tool` under `config`: only bash category tools that
+ * run their commands through it (`runsInSandbox`) and only where a sandbox can run.
+ */
+export async function toolSandboxState(
+  tool: Tool,
+  config: Readonly<Config>,
+): Promise<SandboxState | undefined> {
+  if (tool.category !== "bash") return undefined;
+  if (!tool.runsInSandbox) return { holds: false, why: `${tool.name} does not run in the sandbox` };
+  return await sandboxState({ mode: config["sandbox.mode"] ?? "workspace-write" });
 }
 
 /**

@@ -3,8 +3,16 @@
  * environment (no secrets, no svc variables, no shell start-up hooks), rendered as exit code,
  * stdout and stderr.
  */
-import type { ToolOutput } from "./types.ts";
+import type { ToolContext, ToolOutput } from "./types.ts";
+import {
+  limitReached,
+  planCommand,
+  type SandboxSettings,
+  sandboxSettings,
+} from "../sandbox/mod.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
+import { which } from "../util/which.ts";
+export { which };
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|PRIVATE|COOKIE/i;
 /**
@@ -43,22 +51,50 @@ let shell: string | undefined;
 /** Options of `runShell`. */
 export interface ShellOptions {
   cwd: string;
+  /** The worktree (writable in the sandbox's workspace-write mode). */
+  worktree: string;
+  /** The sandbox and limits the command runs under (`commandSandbox(ctx)`). */
+  sandbox: SandboxSettings;
   timeoutS?: number;
   signal?: AbortSignal;
 }
 
-/** Runs `command` with `bash -c` (falling back to `sh -c`) and returns the rendered result. */
+/** The sandbox settings of commands a tool runs with `ctx`. */
+export function commandSandbox(ctx: Pick<ToolContext, "config" | "worktree">): SandboxSettings {
+  return sandboxSettings(ctx.config, ctx.worktree);
+}
+
+/**
+ * Runs `command` with `bash -c` (falling back to `sh -c`) inside the OS sandbox with its limits,
+ * and returns the rendered result; a command the sandbox settings refuse never starts.
+ */
 export async function runShell(command: string, options: ShellOptions): Promise<ToolOutput> {
   const timeoutS = clampTimeout(options.timeoutS);
-  const spawn = {
-    cwd: options.cwd,
-    env: scrubEnv(),
-    timeoutMs: timeoutS * 1000,
-    signal: options.signal,
-  };
   shell ??= which("bash") ?? "sh";
-  const result = await runProcess(shell, ["-c", command], spawn);
-  return renderResult(result, timeoutS);
+  const plan = await planCommand({ command: shell, args: ["-c", command] }, {
+    settings: options.sandbox,
+    worktree: options.worktree,
+    cwd: options.cwd,
+    timeoutS,
+    env: scrubEnv(),
+  });
+  if (!plan.ok) return { content: plan.error, ok: false };
+  const planned = plan.command;
+  let result: ProcessResult;
+  try {
+    result = await runProcess(planned.command, planned.args, {
+      cwd: options.cwd,
+      env: planned.env,
+      timeoutMs: timeoutS * 1000,
+      signal: options.signal,
+    });
+  } finally {
+    await planned.cleanup();
+  }
+  const notes = [planned.notice, limitReached(result, planned.limits)].filter((line) =>
+    line !== undefined
+  );
+  return renderResult(result, timeoutS, notes);
 }
 
 /** The timeout in seconds: default 120, hard clamp 600. */
@@ -68,25 +104,18 @@ export function clampTimeout(seconds: number | undefined): number {
 }
 
 /** `exit code N`, then `stdout:` and `stderr:` sections when they hold anything. */
-export function renderResult(result: ProcessResult, timeoutS: number): ToolOutput {
-  const lines: string[] = [];
+export function renderResult(
+  result: ProcessResult,
+  timeoutS: number,
+  notes: string[] = [],
+): ToolOutput {
+  const lines: string[] = [...notes];
+  const limited = notes.some((line) => line.startsWith("resource limit"));
   if (result.timedOut) lines.push(`timed out after ${timeoutS} s; process group killed`);
   else if (result.cancelled) lines.push("cancelled; process group killed");
   lines.push(`exit code ${result.code}`);
   if (result.stdout) lines.push("stdout:", result.stdout.replace(/\n$/, ""));
   if (result.stderr) lines.push("stderr:", result.stderr.replace(/\n$/, ""));
-  const failed = result.timedOut || result.cancelled || result.code === -1;
+  const failed = result.timedOut || result.cancelled || result.code === -1 || limited;
   return failed ? { content: lines.join("\n"), ok: false } : { content: lines.join("\n") };
-}
-
-/** The absolute path of `name` on the host PATH, or null. */
-export function which(name: string): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
-    try {
-      if (dir && Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }

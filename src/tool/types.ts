@@ -126,6 +126,11 @@ export interface Tool {
    * (`run_command policy requires ask: names a path outside the worktree: ../x`).
    */
   resolvePolicy?(args: ResolverArgs, worktree: string): Resolved | undefined;
+  /**
+   * The commands this tool runs start inside svc's OS sandbox (`runShell`, docs/security.md): a
+   * `sandboxed` bash category lets such a tool run without asking while the sandbox can run.
+   */
+  runsInSandbox?: boolean;
   /** The tool adds or removes tools of its own at run time: its context carries `host`. */
   usesHost?: boolean;
   /**

@@ -97,6 +97,7 @@ Deno.test("a named command builds only itself; svc alone, help and a misspelt co
     "eval",
     "jobs",
     "fleet",
+    "sandbox",
   ]);
   await using box = await sandbox();
   const misspelt = await svc(["rn", "hi"], { cwd: box.worktree, env: box.env });

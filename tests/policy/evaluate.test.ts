@@ -115,3 +115,46 @@ Deno.test("policy: a resolver's reason joins the decision's reason only when it 
     ],
   );
 });
+
+const bash: PolicyInput = { ...base, tool: "run_command", category: "bash" };
+const held = { holds: true };
+const notHeld = { holds: false, why: "bubblewrap (bwrap) is not installed" };
+const notListed = { action: "deny" as const, reason: "not in bash_allow: ls" };
+const bomb = { action: "ask" as const, reason: "expands to many words", unlessSandboxed: true };
+
+Deno.test("the sandboxed bash level runs every command without asking while the sandbox holds it", () => {
+  const sandboxed = { ...bash, permissions: { bash: "sandboxed" as const }, sandbox: held };
+  assert.deepEqual(decide(sandboxed), { action: "allow", reason: "bash category is sandboxed" });
+  // Unlisted by bash_allow, or flagged as unbounded: the sandbox bounds it.
+  assert.deepEqual(decide({ ...sandboxed, resolved: notListed }).action, "allow");
+  assert.deepEqual(decide({ ...sandboxed, resolved: bomb }).action, "allow");
+  // Names and plan mode still come first.
+  assert.equal(decide({ ...sandboxed, toolsDeny: ["run_command"] }).action, "deny");
+  assert.equal(decide({ ...sandboxed, mode: "plan" }).action, "deny");
+});
+
+Deno.test("the sandboxed bash level asks, saying why, where no sandbox holds the command", () => {
+  const sandboxed = { ...bash, permissions: { bash: "sandboxed" as const }, sandbox: notHeld };
+  assert.deepEqual(decide(sandboxed), {
+    action: "ask",
+    reason: "bash category is sandboxed, but no OS sandbox holds the command (bubblewrap " +
+      "(bwrap) is not installed)",
+  });
+  assert.equal(decide({ ...sandboxed, resolved: notListed }).action, "deny");
+  assert.equal(decide({ ...base, permissions: { bash: "sandboxed" } }).action, "allow");
+});
+
+Deno.test("a verdict marked unlessSandboxed asks only when the sandbox does not hold the call", () => {
+  const allowed = { ...bash, permissions: { bash: "allow" as const }, resolved: bomb };
+  assert.deepEqual(decide({ ...allowed, sandbox: notHeld }), {
+    action: "ask",
+    reason: "run_command policy requires ask: expands to many words",
+  });
+  assert.deepEqual(decide({ ...allowed, sandbox: held }), {
+    action: "allow",
+    reason: "bash category is allow",
+  });
+  // A plain ask (a path outside the worktree) holds even in the sandbox.
+  const outside = { action: "ask" as const, reason: "names a path outside the worktree" };
+  assert.equal(decide({ ...allowed, resolved: outside, sandbox: held }).action, "ask");
+});

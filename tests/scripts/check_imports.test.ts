@@ -100,7 +100,7 @@ Deno.test("the import checker rejects a planted back-arrow from session to engin
     "src/engine/b.ts": "export const b = 1;\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/session/a.ts imports src/engine/b.ts: session (rank 7) may not import engine (rank 10); ${BACK}`,
+    `src/session/a.ts imports src/engine/b.ts: session (rank 8) may not import engine (rank 11); ${BACK}`,
   ]);
 });
 
@@ -139,7 +139,7 @@ Deno.test("the import checker counts a type-only import as an arrow", async () =
     "src/provider/types.ts": "export type ToolSchema = { name: string };\n",
   });
   assert.deepEqual(await checkTree(t.root), [
-    `src/tool/registry.ts imports src/provider/types.ts: tool (rank 5) may not import provider (rank 6); ${BACK}`,
+    `src/tool/registry.ts imports src/provider/types.ts: tool (rank 6) may not import provider (rank 7); ${BACK}`,
   ]);
 });
 
@@ -165,7 +165,7 @@ Deno.test("the import checker catches every export-from form, multi-line ones in
   assert.deepEqual(await checkTree(t.root), [
     `src/shared/mod.ts imports src/config/a.ts: shared (rank 0) may not import config (rank 3); ${BACK}`,
     `src/shared/mod.ts imports src/policy/t.ts: shared (rank 0) may not import policy (rank 4); ${BACK}`,
-    `src/shared/mod.ts imports src/tool/c.ts: shared (rank 0) may not import tool (rank 5); ${BACK}`,
+    `src/shared/mod.ts imports src/tool/c.ts: shared (rank 0) may not import tool (rank 6); ${BACK}`,
   ]);
 });
 
@@ -246,8 +246,8 @@ Deno.test("the import checker keeps front-ends apart and below cli", async () =>
   });
   assert.deepEqual(await checkTree(t.root), [
     "src/http/handler.ts imports src/mcp/server.ts: front-ends never import each other (http " +
-    "and mcp share rank 12); move the shared code down to src/runtime/ or below",
-    `src/http/handler.ts imports src/cli/program.ts: http (rank 12) may not import cli (rank 13); ${BACK}`,
+    "and mcp share rank 13); move the shared code down to src/runtime/ or below",
+    `src/http/handler.ts imports src/cli/program.ts: http (rank 13) may not import cli (rank 14); ${BACK}`,
   ]);
 });
 

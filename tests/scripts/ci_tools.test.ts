@@ -37,7 +37,7 @@ async function runTools(fakes: string[]) {
 }
 
 Deno.test(
-  "the CI installs ripgrep, git and script with apt-get when they are missing (needs bash)",
+  "the CI installs ripgrep, git, script, bubblewrap, prlimit and curl with apt-get when they are missing (needs bash)",
   {
     ignore: !BASH,
   },
@@ -46,11 +46,12 @@ Deno.test(
     assert.deepEqual(missing, {
       code: 0,
       stdout: "",
-      stderr: "installing ripgrep git bsdutils with apt-get: tests that need them run " +
-        "instead of being ignored\n",
-      calls: "apt-get update -qq\napt-get install -y -qq ripgrep git bsdutils\n",
+      stderr: "installing ripgrep git bsdutils bubblewrap util-linux curl with apt-get: tests " +
+        "that need them run instead of being ignored\n",
+      calls: "apt-get update -qq\napt-get install -y -qq ripgrep git bsdutils bubblewrap " +
+        "util-linux curl\n",
     });
-    const present = await runTools(["apt-get", "rg", "git", "script"]);
+    const present = await runTools(["apt-get", "rg", "git", "script", "bwrap", "prlimit", "curl"]);
     assert.deepEqual(present, { code: 0, stdout: "", stderr: "", calls: "" });
   },
 );
@@ -58,7 +59,7 @@ Deno.test(
 Deno.test("without apt-get the CI says which tools are missing and goes on (needs bash)", {
   ignore: !BASH,
 }, async () => {
-  const out = await runTools(["git", "script"]);
+  const out = await runTools(["git", "script", "bwrap", "prlimit", "curl"]);
   assert.deepEqual(out, {
     code: 0,
     stdout: "",

@@ -1,7 +1,7 @@
 /** code_test, code_lint and code_format: the project's own commands, gated like run_command. */
 import type { Zod } from "../../../src/plugin/api.ts";
 import { bashAllowed, bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
-import { MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
+import { commandSandbox, MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
 import { devCommand, type DevConfig, type DevKind } from "./detect.ts";
 
 const schema = (z: Zod) =>
@@ -16,6 +16,7 @@ export function devTool(kind: DevKind): Tool {
   return {
     name: `code_${kind}`,
     category: "bash",
+    runsInSandbox: true,
     description: `${WHAT[kind]} of the project (dev.${kind}_cmd, or chosen from deno.json, ` +
       "package.json or a Python project). Returns exit code and output.",
     schema,
@@ -50,6 +51,8 @@ export function devTool(kind: DevKind): Tool {
       ctx.status(`$ ${picked.checked}`);
       const result = await runShell(picked.command, {
         cwd: ctx.worktree,
+        worktree: ctx.worktree,
+        sandbox: commandSandbox(ctx),
         timeoutS: MAX_TIMEOUT_S,
         signal: ctx.signal,
       });

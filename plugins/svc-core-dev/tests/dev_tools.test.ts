@@ -81,7 +81,11 @@ Deno.test("code_test kills the whole process group when cancelled", async () => 
   setTimeout(() => abort.abort(), 300);
   const ctx = makeContext(wt.dir, {
     signal: abort.signal,
-    config: { "dev.test_cmd": "sleep 100 & echo $!; sleep 100" },
+    // Without the sandbox `$!` is a host pid (tests/sandbox covers the sandboxed group).
+    config: {
+      "dev.test_cmd": "sleep 100 & echo $!; sleep 100",
+      "sandbox.mode": "danger-full-access",
+    },
   });
   const result = await devTool("test").run({}, ctx);
   const pid = Number(text(result).split("\n")[4]);

@@ -1,7 +1,7 @@
 /** The run_command tool: one shell command in the worktree, gated by bash_allow. */
 import type { Zod } from "../../../src/plugin/api.ts";
 import { bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
-import { runShell } from "../../../src/tool/shell.ts";
+import { commandSandbox, runShell } from "../../../src/tool/shell.ts";
 
 const schema = (z: Zod) =>
   z.object({
@@ -13,6 +13,7 @@ const schema = (z: Zod) =>
 export const runCommandTool: Tool = {
   name: "run_command",
   category: "bash",
+  runsInSandbox: true,
   description:
     "Run a shell command in the worktree (bash -c, stdin empty). Returns exit code, stdout and " +
     "stderr. Background processes are killed when the command ends.",
@@ -28,6 +29,8 @@ export const runCommandTool: Tool = {
   run(args, ctx) {
     return runShell(args.command as string, {
       cwd: ctx.worktree,
+      worktree: ctx.worktree,
+      sandbox: commandSandbox(ctx),
       timeoutS: args.timeout as number | undefined,
       signal: ctx.signal,
     });

@@ -38,3 +38,22 @@ export function isAlive(pid: number): boolean {
 export function text(result: string | { content: string }): string {
   return typeof result === "string" ? result : result.content;
 }
+
+/**
+ * Host processes whose command line is exactly `words` (NUL-joined in /proc): how a test finds a
+ * process started inside the sandbox, whose `$!` is a pid of the sandbox's own PID namespace.
+ */
+export function hostProcesses(words: string[]): number[] {
+  const wanted = words.join("\0") + "\0";
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      if (Deno.readTextFileSync(`/proc/${entry.name}/cmdline`) !== wanted) continue;
+      if (isAlive(Number(entry.name))) found.push(Number(entry.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}

@@ -2,15 +2,31 @@ import assert from "node:assert/strict";
 import { register_tools } from "../mod.ts";
 import { clampTimeout } from "../../../src/tool/shell.ts";
 import { runCommandTool } from "../src/run_command.ts";
-import { isAlive, makeContext, tempWorktree, text } from "./_ctx.ts";
+import { hostProcesses, isAlive, makeContext, tempWorktree, text } from "./_ctx.ts";
+import { sandboxKind } from "../../../src/sandbox/probe.ts";
+
+/** Without the OS sandbox: `$!` is then a host pid the tests can watch. */
+const BARE = { "sandbox.mode": "danger-full-access" };
 
 const run = (command: string, dir: string, extra: Record<string, unknown> = {}) =>
   runCommandTool.run({ command, ...extra }, makeContext(dir));
+const runBare = (command: string, dir: string, extra: Record<string, unknown> = {}) =>
+  runCommandTool.run({ command, ...extra }, makeContext(dir, { config: BARE }));
 
 async function waitDead(pid: number): Promise<boolean> {
   for (let i = 0; i < 40 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
   return !isAlive(pid);
 }
+
+/** Waits until no host process runs `words`; false when one still does after a second. */
+async function waitGone(words: string[]): Promise<boolean> {
+  for (let i = 0; i < 40 && hostProcesses(words).length; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return hostProcesses(words).length === 0;
+}
+
+const sandboxRuns = (await sandboxKind()).ok;
 
 Deno.test("run_command reports exit code, stdout and stderr", async () => {
   using wt = tempWorktree();
@@ -24,10 +40,10 @@ Deno.test("run_command runs in the worktree with stdin from /dev/null", async ()
   assert.deepEqual(result, { content: `exit code 0\nstdout:\n${wt.dir}` });
 });
 
-Deno.test("run_command kills the whole process group on timeout", async () => {
+Deno.test("without the sandbox, run_command kills the whole process group on timeout", async () => {
   using wt = tempWorktree();
   const started = Date.now();
-  const result = await run("sleep 100 & echo $!; sleep 100", wt.dir, { timeout: 0.5 });
+  const result = await runBare("sleep 100 & echo $!; sleep 100", wt.dir, { timeout: 0.5 });
   const pid = Number(text(result).split("\n")[3]);
   assert.ok(Date.now() - started < 3000);
   assert.deepEqual(result, {
@@ -37,13 +53,13 @@ Deno.test("run_command kills the whole process group on timeout", async () => {
   assert.equal(await waitDead(pid), true);
 });
 
-Deno.test("run_command kills the whole process group when the turn is cancelled", async () => {
+Deno.test("without the sandbox, run_command kills the whole process group when the turn is cancelled", async () => {
   using wt = tempWorktree();
   const abort = new AbortController();
   setTimeout(() => abort.abort(), 300);
   const result = await runCommandTool.run(
     { command: "sleep 100 & echo $!; sleep 100" },
-    makeContext(wt.dir, { signal: abort.signal }),
+    makeContext(wt.dir, { signal: abort.signal, config: BARE }),
   );
   const pid = Number(text(result).split("\n")[3]);
   assert.deepEqual(result, {
@@ -68,12 +84,40 @@ Deno.test("run_command does not start when the turn is already cancelled", async
   assert.equal(await Deno.stat(`${wt.dir}/started`).catch(() => null), null);
 });
 
-Deno.test("run_command kills background jobs once the command exits", async () => {
+Deno.test("without the sandbox, run_command kills background jobs once the command exits", async () => {
   using wt = tempWorktree();
-  const result = await run("sleep 100 >/dev/null 2>&1 & echo $!", wt.dir);
+  const result = await runBare("sleep 100 >/dev/null 2>&1 & echo $!", wt.dir);
   const pid = Number(text(result).split("\n")[2]);
   assert.deepEqual(result, { content: `exit code 0\nstdout:\n${pid}` });
   assert.equal(await waitDead(pid), true);
+});
+
+Deno.test({
+  name: "in the sandbox, the command's background jobs die with it on timeout, cancel and exit",
+  ignore: !sandboxRuns,
+  fn: async () => {
+    using wt = tempWorktree();
+    const marker = (n: number) => ["sleep", `${100 + n}.${Deno.pid}`];
+    const line = (n: number) => `${marker(n).join(" ")} & test -d /proc/$! && echo running`;
+    const timedOut = await run(`${line(1)}; sleep 100`, wt.dir, { timeout: 0.5 });
+    assert.deepEqual(timedOut, {
+      content: "timed out after 0.5 s; process group killed\nexit code 137\nstdout:\nrunning",
+      ok: false,
+    });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 300);
+    const cancelled = await runCommandTool.run(
+      { command: `${line(2)}; sleep 100` },
+      makeContext(wt.dir, { signal: abort.signal }),
+    );
+    assert.deepEqual(cancelled, {
+      content: "cancelled; process group killed\nexit code 137\nstdout:\nrunning",
+      ok: false,
+    });
+    const exited = await runCommandTool.run({ command: line(3) }, makeContext(wt.dir));
+    assert.deepEqual(exited, { content: "exit code 0\nstdout:\nrunning" });
+    for (const n of [1, 2, 3]) assert.equal(await waitGone(marker(n)), true, `sleep ${n} lives`);
+  },
 });
 
 Deno.test("run_command never passes secrets, svc variables or shell hooks to the child", async () => {
