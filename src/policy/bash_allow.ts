@@ -8,6 +8,8 @@
 import { basename, join } from "../util/posix_path.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { type ArgumentFacts, checkArguments } from "./bash_allow_args.ts";
+import { BraceCounter, MAX_EXPANDED_WORDS } from "./bash_allow_braces.ts";
+import { followReason } from "./bash_allow_follow.ts";
 import { Budget, BudgetExceeded, MAX_COMMAND_CHARS, MAX_FOLDERS } from "./bash_allow_budget.ts";
 import { literalOutside, PathJudge, wordOutside } from "./bash_allow_paths.ts";
 import type { Resolved } from "./evaluate.ts";
@@ -20,16 +22,21 @@ export { RULES } from "./bash_allow_rules.ts";
 /**
  * The verdict of `bashAllowed`; `reason` starts with the rule's reason when denied. `ask` is set
  * when the command passes but names a path outside the worktree: callers escalate it to ask.
+ * With `unlessSandboxed`, `ask` is something only the OS sandbox bounds (a recursive read that may
+ * follow a symlink out, a brace expansion too large to allow): callers ask unless it holds the
+ * command. A path outside wins over it, so such an ask is never marked.
  */
 export interface BashVerdict {
   ok: boolean;
   reason: string;
   ask?: string;
+  unlessSandboxed?: boolean;
 }
 
 /**
  * The policy resolver verdict of a `bash_allow` list for `command`: deny or ask with the reason,
- * or undefined to keep the bash category action (also when the list is empty).
+ * or undefined to keep the bash category action (also when the list is empty). An ask about what
+ * only the OS sandbox bounds carries `unlessSandboxed: true`.
  */
 export function bashAllowPolicy(
   command: string,
@@ -38,7 +45,10 @@ export function bashAllowPolicy(
   if (!prefixes?.length) return undefined;
   const verdict = bashAllowed(command, { prefixes, worktree });
   if (!verdict.ok) return { action: "deny", reason: verdict.reason };
-  return verdict.ask ? { action: "ask", reason: verdict.ask } : undefined;
+  if (!verdict.ask) return undefined;
+  return verdict.unlessSandboxed
+    ? { action: "ask", reason: verdict.ask, unlessSandboxed: true }
+    : { action: "ask", reason: verdict.ask };
 }
 
 /** bash opens network connections for these names in redirections. */
@@ -89,7 +99,8 @@ function judge(segments: Segment[], allowed: string[][], root: string, budget: B
   const guarded = [join(root, ".git"), join(root, ".svc")];
   const paths = new PathJudge(root, budget);
   let states = new Map<string, number>([[root, OK]]);
-  let ask: string | undefined;
+  let ask: string | undefined, unbounded: string | undefined;
+  const braces = { counter: new BraceCounter(), total: 0 };
   for (const seg of segments) {
     const runs = seg.op === "&&" ? OK : seg.op === "||" ? FAIL : OK | FAIL;
     const next = new Map<string, number>();
@@ -109,6 +120,7 @@ function judge(segments: Segment[], allowed: string[][], root: string, budget: B
     const result = checkSegment(seg, allowed, inside, facts);
     if (typeof result === "string") return deny(result, describe(seg));
     ask ??= outsideReason(seg, result.skip, facts, cwds, paths);
+    unbounded ??= unboundedReason(seg, { cwds, paths, braces });
     const add = (cwd: string, status: number) => next.set(cwd, (next.get(cwd) ?? 0) | status);
     for (const cwd of cwds) {
       const target = result.cd === undefined ? null : paths.resolve(cwd, result.cd);
@@ -123,7 +135,36 @@ function judge(segments: Segment[], allowed: string[][], root: string, budget: B
     }
     states = next;
   }
-  return ask ? { ...ALLOWED, ask } : ALLOWED;
+  if (ask) return { ...ALLOWED, ask };
+  return unbounded ? { ...ALLOWED, ask: unbounded, unlessSandboxed: true } : ALLOWED;
+}
+
+/**
+ * What only the OS sandbox bounds in a passing segment: brace expansions that, with the earlier
+ * segments', make more than `MAX_EXPANDED_WORDS` words (echo and printf included), or a read that
+ * may follow a symlink out of the worktree or take its paths from a list.
+ */
+function unboundedReason(
+  seg: Segment,
+  { cwds, paths, braces }: {
+    cwds: string[];
+    paths: PathJudge;
+    braces: { counter: BraceCounter; total: number };
+  },
+): string | undefined {
+  const targets = seg.redirects.filter((r) => r.target).map((r) => r.target!);
+  for (const word of [...seg.words, ...targets]) {
+    const words = braces.counter.count(word.mask);
+    if (words > 1) braces.total += words;
+    if (braces.total > MAX_EXPANDED_WORDS) {
+      return `its brace expansions make more than ${MAX_EXPANDED_WORDS} words: ${clip(word.text)}`;
+    }
+  }
+  const [first, ...args] = seg.words;
+  // A glob such as `*` may match a file named like an option (`-R`).
+  const dashNames = () => cwds.some((cwd) => paths.names(cwd).some((n) => n.startsWith("-")));
+  const why = followReason(commandName(first.text), args, { dashNames });
+  return why ? `${why}: ${describe(seg)}` : undefined;
 }
 
 /** Why a passing segment's arguments, input redirections or read files may reach outside. */
