@@ -3,9 +3,10 @@ import { dirname, resolve } from "../../../src/plugin/api.ts";
 import type { ToolContext } from "../../../src/plugin/api.ts";
 
 /**
- * `writeFileAtomic` options: a file keeps its mode, a new one gets 0o666 less the umask, missing
+ * `writeFileConfined` options: a file keeps its mode, a new one gets 0o666 less the umask, missing
  * folders are created, and the write stays inside the worktree unless the call was approved for a
- * path outside it (a symbolic link swapped after the policy's check cannot move it out).
+ * path outside it (a symbolic link swapped after the policy's check cannot move it out where
+ * /proc/self/fd or bubblewrap can hold the write: src/tool/confined_write.ts).
  */
 export function writeOptions(ctx: ToolContext) {
   return {

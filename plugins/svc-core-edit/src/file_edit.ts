@@ -1,7 +1,8 @@
 /** file_edit: exact string replacement in a text file, with a diff preview in the status line. */
 import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { fail, fsError, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
+import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
+import { writeFileConfined } from "../../../src/tool/confined_write.ts";
 import { writeOptions, writeTarget } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
@@ -73,7 +74,7 @@ async function editFile(
     }
     updated += text.slice(from);
     ctx.signal.throwIfAborted();
-    await writeFileAtomic(target, updated, writeOptions(ctx));
+    await writeFileConfined(target, updated, writeOptions(ctx));
     const lines = linesOf(text, at.slice(0, 5));
     const where = at.length > 5 ? `${lines.join(", ")}, ...` : lines.join(", ");
     const noun = at.length === 1 ? "occurrence" : "occurrences";

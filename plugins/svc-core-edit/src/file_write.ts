@@ -1,7 +1,8 @@
 /** file_write: creates, overwrites or appends to a text file, crash-safely. */
 import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
-import { fail, fsError, plural, resolvePath, writeFileAtomic } from "../../../src/plugin/api.ts";
+import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
+import { writeFileConfined } from "../../../src/tool/confined_write.ts";
 import { countLines, writeOptions, writeTarget } from "./common.ts";
 
 const schema = (z: Zod) =>
@@ -46,7 +47,7 @@ async function writeFile(
       const before = await Deno.readFile(target);
       data = concat(before, data);
     }
-    await writeFileAtomic(target, data, writeOptions(ctx));
+    await writeFileConfined(target, data, writeOptions(ctx));
     const verb = !existing ? "Created" : append ? "Appended" : "Overwritten";
     const size = `${plural(countLines(args.content), "line")}, ${
       plural(args.content.length, "char")
