@@ -8,6 +8,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { networkEnv } from "../../src/tool/network_env.ts";
+import { commandSandbox } from "../../src/tool/shell.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
@@ -61,7 +62,11 @@ try {
     if (i > 0) bareConnects.push(performance.now() - start);
     await client.close();
     start = performance.now();
-    const [outcome] = await clients.connect(runtime.config["mcp.servers"], "fs", signal);
+    const [outcome] = await clients.connect(runtime.config["mcp.servers"], {
+      name: "fs",
+      signal,
+      sandbox: commandSandbox(runtime),
+    });
     if (!outcome.ok) throw new Error(outcome.text);
     if (i > 0) connects.push(performance.now() - start);
     if (i < ROUNDS) await clients.disconnect(runtime.config["mcp.servers"][0]);

@@ -61,7 +61,8 @@ export async function trustMcp(folder: string | undefined, flags: TrustMcpFlags)
   console.log(`  command: ${[entry.command!, ...entry.args].map(shellWord).join(" ")}`);
   console.log(`  cwd: ${entry.cwd ?? "(the worktree)"}`);
   for (const [key, value] of Object.entries(entry.env)) console.log(`  env: ${key}=${value}`);
-  console.log("A change to any of these needs a new approval.");
+  console.log(`  sandbox: ${entry.sandbox ? "yes (only inside svc's OS sandbox)" : "no"}`);
+  console.log("A change to any of these needs a new approval (turning sandbox on does not).");
 }
 
 function shellWord(word: string): string {

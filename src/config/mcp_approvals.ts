@@ -5,7 +5,10 @@
  * (`~/.config/svc/mcp_approvals.json`, mode 0600, read with the private-file check), keyed by the
  * canonical worktree and the server's name, and bound to a hash of its command, arguments,
  * working folder and environment (and this user's id). A changed entry has no matching grant.
- * Servers of the user's own config (global) and HTTP servers need none.
+ * `sandbox` is not hashed: a grant of an entry that ran outside svc's OS sandbox covers it inside
+ * too (a tightening), while a grant given with `sandbox: true` is kept as such and does not cover
+ * the same entry once it leaves the sandbox. Servers of the user's own config (global) and HTTP
+ * servers need none.
  */
 import { join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
@@ -23,6 +26,8 @@ export interface ServerSpec {
   args?: string[];
   cwd?: string | null;
   env?: Record<string, string>;
+  /** The server starts inside svc's OS sandbox. */
+  sandbox?: boolean;
 }
 
 /** One person's approval of one server entry. */
@@ -30,10 +35,15 @@ export interface ServerGrant {
   hash: string;
   uid: number | null;
   approved_at: string;
+  /** Approved to run inside svc's OS sandbox only (the entry had `sandbox: true`). */
+  sandbox?: true;
 }
 
-/** Whether a server may start: needs no approval, approved, or not (none, or a changed entry). */
-export type ServerApproval = "not_needed" | "approved" | "none" | "changed";
+/**
+ * Whether a server may start: needs no approval, approved, or not (none, a changed entry, or one
+ * approved inside svc's OS sandbox that no longer asks for it).
+ */
+export type ServerApproval = "not_needed" | "approved" | "none" | "changed" | "unsandboxed";
 
 /** `~/.config/svc/mcp_approvals.json`. */
 export function mcpApprovalsPath(): string {
@@ -83,7 +93,9 @@ export async function serverApproval(
   const grant = (await loadServerGrants())[canonical(worktree)]?.[entry.name];
   if (!grant || typeof grant.hash !== "string") return "none";
   const same = grant.hash === await serverHash(entry, worktree) && grant.uid === currentUid();
-  return same ? "approved" : "changed";
+  if (!same) return "changed";
+  // Approved inside the sandbox: the same entry outside it needs a new approval.
+  return grant.sandbox === true && entry.sandbox !== true ? "unsandboxed" : "approved";
 }
 
 /**
@@ -114,6 +126,9 @@ export function unapprovedMessage(
 ): string {
   const why = options.approval === "changed"
     ? "its entry in this worktree's .svc/config.json changed since you approved it"
+    : options.approval === "unsandboxed"
+    ? "you approved it to run in svc's OS sandbox, and its entry in this worktree's " +
+      ".svc/config.json no longer sets sandbox: true"
     : "it comes from this worktree's .svc/config.json and you have not approved it";
   return `MCP server ${name} was not started: ${why}; review it and run ` +
     approveCommand(name, options.worktree);
@@ -133,6 +148,7 @@ export async function approveServer(
     hash: await serverHash(entry, worktree),
     uid: currentUid(),
     approved_at: (options.now ?? new Date()).toISOString(),
+    ...(entry.sandbox === true ? { sandbox: true as const } : {}),
   };
   await change(worktree, (servers) => {
     servers[entry.name] = record;

@@ -76,7 +76,10 @@ export function describeGrant(grant: PluginGrant, worktree: string): string[] {
   if (grant.net === "any") lines.push("net: any host");
   else if (grant.net.length) lines.push(`net: ${grant.net.join(", ")}`);
   if (grant.run.length) {
-    lines.push(`run: ${grant.run.join(", ")} (a started program is not sandboxed)`);
+    lines.push(
+      `run: ${grant.run.join(", ")} (the plugin then runs in svc's OS sandbox, unless ` +
+        "sandbox.mode is danger-full-access)",
+    );
   }
   if (grant.env.length) lines.push(`env: ${grant.env.join(", ")}`);
   if (grant.import.length) lines.push(`import: ${grant.import.join(", ")}`);

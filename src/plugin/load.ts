@@ -55,6 +55,11 @@ export interface LoadOptions extends RootOptions {
    * in svc's own process (the only way in a compiled binary; see sandbox_transport.ts).
    */
   transport?: "process" | "worker";
+  /**
+   * The OS sandbox a plugin granted `run` runs its process in (src/plugin/plugin_jail.ts);
+   * default: `sandboxSettings` of the worktree's config, read when such a plugin starts.
+   */
+  sandbox?: import("../sandbox/settings.ts").SandboxSettings;
 }
 
 /** What `loadPlugins` returns: every plugin's status and everything the loaded ones registered. */
@@ -86,6 +91,7 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
     cacheDir: pluginCacheDir(options),
     fresh: options.fresh === true,
     transport: options.transport,
+    sandbox: options.sandbox,
   };
   const loading = new Map<Candidate, Promise<Registrations | string>>();
   // The sandbox (and the zod schemas that check what a Worker sends) loads only when a global

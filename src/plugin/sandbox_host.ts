@@ -19,6 +19,7 @@ import type {
   WorkerMessage,
 } from "./sandbox_protocol.ts";
 import { openTransport, type Transport } from "./sandbox_transport.ts";
+import type { JailPlace } from "./plugin_jail.ts";
 
 /** How long a cancelled call may keep running before its Worker is stopped. */
 export const CANCEL_GRACE_MS = 2000;
@@ -46,6 +47,8 @@ export interface SandboxStart {
   timeouts: { import: number; hook: number; call?: number };
   /** Default: a child process when svc runs under `deno`, else a Worker in svc's process. */
   transport?: "process" | "worker";
+  /** The worktree and sandbox settings a process granted `run` is sandboxed for. */
+  place?: JailPlace;
 }
 
 interface Pending {
@@ -99,13 +102,14 @@ export class PluginSandbox {
       options.timeouts.call ?? CALL_TIMEOUT_MS,
       options.grant.delegate === true,
     );
-    const transport = openTransport(options.name, {
+    const transport = await openTransport(options.name, {
       grant: options.grant,
       events: {
         message: (message) => sandbox.#receive(message),
         ended: (reason) => sandbox.stop(reason),
       },
       kind: options.transport,
+      place: options.place,
     });
     if (typeof transport === "string") return transport;
     sandbox.#transport = transport;

@@ -5,11 +5,13 @@
  * on its stdin and stdout, the process holds no permission beyond the plugin's grant, and its V8
  * heap is capped, so a plugin that runs out of memory ends only that process. A compiled svc
  * binary cannot start a `deno run` child; there the Worker runs in svc's process, without those
- * two guarantees.
+ * two guarantees. A plugin granted `run` has its process started inside svc's OS sandbox
+ * (plugin_jail.ts), so the programs it starts are held too.
  */
 import { basename } from "../util/posix_path.ts";
 import { fileURLToPath } from "../util/file_url.ts";
 import { denoFlags, type PluginGrant, workerPermissions } from "./grant.ts";
+import { type JailPlace, type JailPlan, jailPlugin } from "./plugin_jail.ts";
 import { type HostMessage, MAX_LINE_CHARS, type WorkerMessage } from "./sandbox_protocol.ts";
 
 /** The V8 heap of a plugin's process, in MiB: past it, that process alone dies. */
@@ -28,21 +30,23 @@ export interface Transport {
   kill(): void;
 }
 
-/** Opens the connection of the plugin `name` with `grant`; a string says why it cannot. */
-export function openTransport(
+/**
+ * Opens the connection of the plugin `name` with `grant`; a string says why it cannot. `place`
+ * is the worktree (and its sandbox settings) a process granted `run` is sandboxed for.
+ */
+export async function openTransport(
   name: string,
-  { grant, events, kind = canSpawnDeno() ? "process" : "worker" }: {
+  { grant, events, kind = canSpawnDeno() ? "process" : "worker", place }: {
     grant: PluginGrant;
     events: TransportEvents;
     kind?: "process" | "worker";
+    place?: JailPlace;
   },
-): Transport | string {
+): Promise<Transport | string> {
   try {
-    return kind === "process" ? processTransport(name, grant, events) : workerTransport(
-      name,
-      grant,
-      events,
-    );
+    return kind === "process"
+      ? await processTransport(name, { grant, events, place })
+      : workerTransport(name, grant, events);
   } catch (err) {
     return `Cannot start its sandbox: ${(err as Error).message.split("\n")[0]}`;
   }
@@ -53,30 +57,13 @@ function canSpawnDeno(): boolean {
   return basename(Deno.execPath()).startsWith("deno");
 }
 
-function processTransport(name: string, grant: PluginGrant, events: TransportEvents): Transport {
-  const worker = moduleUrl("sandbox_worker");
-  const relay = moduleUrl("sandbox_process");
-  // The Worker's own modules load with the process's permissions: svc's code (src/, or the
-  // bundle's folder) is readable by the process, never by the Worker.
-  const code = new URL(worker.pathname.endsWith(".ts") ? "../" : "../../", worker);
-  const readable = worker.protocol === "file:" ? [fileURLToPath(code)] : [];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      `--v8-flags=--max-old-space-size=${HEAP_LIMIT_MIB}`,
-      // The process gets the plugin's grant and svc's code; the Worker gets the grant.
-      ...denoFlags({ ...grant, read: [...grant.read, ...readable] }),
-      relay.href,
-      worker.href,
-      JSON.stringify(workerPermissions(grant)),
-      name,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+async function processTransport(
+  name: string,
+  { grant, events, place }: { grant: PluginGrant; events: TransportEvents; place?: JailPlace },
+): Promise<Transport | string> {
+  const spawned = await spawnProcess(name, { grant, place });
+  if (typeof spawned === "string") return spawned;
+  const { child, jail } = spawned;
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   let ended = false;
@@ -104,6 +91,7 @@ function processTransport(name: string, grant: PluginGrant, events: TransportEve
     stderr = (stderr + text).slice(-8192);
   });
   child.status.then(async (status) => {
+    jail.done();
     await new Promise((done) => setTimeout(done, 0)); // the last stdout lines first
     if (/out of memory/i.test(stderr)) {
       end(`ran out of memory (its heap is limited to ${HEAP_LIMIT_MIB} MiB)`);
@@ -129,6 +117,56 @@ function processTransport(name: string, grant: PluginGrant, events: TransportEve
       kill();
     },
   };
+}
+
+/**
+ * Starts the process of plugin `name`: `deno run` of the relay with the grant's permissions,
+ * inside svc's OS sandbox when the grant includes `run`; a string says why it may not start.
+ */
+async function spawnProcess(
+  name: string,
+  { grant, place }: { grant: PluginGrant; place?: JailPlace },
+): Promise<{ child: Deno.ChildProcess; jail: Extract<JailPlan, { ok: true }> } | string> {
+  const worker = moduleUrl("sandbox_worker");
+  const relay = moduleUrl("sandbox_process");
+  // The Worker's own modules load with the process's permissions: svc's code (src/, or the
+  // bundle's folder) is readable by the process, never by the Worker.
+  const code = new URL(worker.pathname.endsWith(".ts") ? "../" : "../../", worker);
+  const readable = worker.protocol === "file:" ? [fileURLToPath(code)] : [];
+  const line = {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--unstable-worker-options",
+      `--v8-flags=--max-old-space-size=${HEAP_LIMIT_MIB}`,
+      // The process gets the plugin's grant and svc's code; the Worker gets the grant.
+      ...denoFlags({ ...grant, read: [...grant.read, ...readable] }),
+      relay.href,
+      worker.href,
+      JSON.stringify(workerPermissions(grant)),
+      name,
+    ],
+  };
+  const jail = await jailPlugin(line, {
+    grant,
+    place: place ?? { worktree: Deno.cwd() },
+    readable,
+  });
+  if (!jail.ok) return jail.error;
+  try {
+    const child = new Deno.Command(jail.line.command, {
+      args: jail.line.args,
+      env: jail.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    return { child, jail };
+  } catch (err) {
+    jail.done();
+    throw err;
+  }
 }
 
 function workerTransport(name: string, grant: PluginGrant, events: TransportEvents): Transport {

@@ -8,6 +8,7 @@ import type { ToolContext, ToolOutput } from "../tool/types.ts";
 import { linkIntoConfig, scanFolder } from "./confine.ts";
 import type { Candidate } from "./discover.ts";
 import type { PluginGrant } from "./grant.ts";
+import type { SandboxSettings } from "../sandbox/settings.ts";
 import { configDirOf, grantFor } from "./permissions.ts";
 import { cacheable, cacheSlot, readCache, writeCache } from "./plugin_cache.ts";
 import type { Registrations } from "./registrars.ts";
@@ -35,6 +36,8 @@ export interface SandboxedOptions {
   /** Run the hooks even when registrations are remembered (and remember what they give). */
   fresh?: boolean;
   transport?: "process" | "worker";
+  /** The OS sandbox of a plugin granted `run` (plugin_jail.ts); default: the worktree's config. */
+  sandbox?: SandboxSettings;
 }
 
 /** The grant of a candidate with a manifest in `worktree`, or why it has none. */
@@ -76,6 +79,7 @@ export async function activateSandboxed(
       grant: granted.grant,
       timeouts: options.timeouts,
       transport: options.transport,
+      place: { worktree, settings: options.sandbox },
     });
   };
   const slot = options.cacheDir && c.manifest && cacheable(c.manifest)

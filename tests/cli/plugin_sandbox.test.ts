@@ -109,8 +109,8 @@ Deno.test("svc trust says what the worktree's own plugins may use once they load
       "Its plugins run sandboxed; each may use:\n" +
       `  greedy: not loaded: permissions.read: "~" (${home}) contains svc's own folder ` +
       `${home}/.config/svc (API keys, trust list)\n` +
-      "  probe: read: the worktree; net: api.example.com; run: git (a started program is not " +
-      "sandboxed)\n" +
+      "  probe: read: the worktree; net: api.example.com; run: git (the plugin then runs in " +
+      "svc's OS sandbox, unless sandbox.mode is danger-full-access)\n" +
       "  quiet: nothing beyond its own folder\n",
   );
 });

@@ -88,7 +88,7 @@ Deno.test("each declared permission covers the worktree and exactly what the man
     `read: the worktree, ${join(p.home, "notes")}, ${data}`,
     "write: the worktree",
     "net: api.example.com, 127.0.0.1:8080",
-    "run: git (a started program is not sandboxed)",
+    "run: git (the plugin then runs in svc's OS sandbox, unless sandbox.mode is danger-full-access)",
     "env: GITHUB_TOKEN",
     "import: deno.land, jsr.io",
   ]);

@@ -4,6 +4,7 @@
  * `timeout`, so even a one-shot `svc run` can call their tools in its single turn.
  */
 import type { ServiceDef } from "../../../../src/plugin/api.ts";
+import { commandSandbox } from "../../../../src/tool/shell.ts";
 
 export const autoconnectService: ServiceDef = {
   name: "mcp-autoconnect",
@@ -12,9 +13,14 @@ export const autoconnectService: ServiceDef = {
     if (!entries.length) return [];
     const { clientsFor } = await import("./clients.ts");
     const clients = clientsFor(ctx.host, ctx.worktree);
+    const sandbox = commandSandbox(ctx);
     const reports = await Promise.all(
       entries.map((entry) =>
-        clients.connect(entries, entry.name, AbortSignal.timeout(entry.timeout * 1000))
+        clients.connect(entries, {
+          name: entry.name,
+          signal: AbortSignal.timeout(entry.timeout * 1000),
+          sandbox,
+        })
       ),
     );
     return reports.flat().filter((r) => !r.ok).map((r) =>

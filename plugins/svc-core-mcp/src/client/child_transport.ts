@@ -8,7 +8,8 @@
  * `deno run npm:` downloads itself) and the entry's `env`; never svc's other variables, so no API
  * key a user exported reaches a server. A line that is not JSON-RPC (a banner) is skipped; a
  * message over the size cap ends the connection; stderr is kept only as a short tail for error
- * messages.
+ * messages. An entry with `sandbox: true` starts inside svc's OS sandbox with its limits
+ * (src/tool/long_lived.ts; no CPU-time limit), and its private temp folder goes when it ends.
  */
 import {
   deserializeMessage,
@@ -19,6 +20,11 @@ import {
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { signalGroup } from "../../../../src/plugin/api.ts";
 import { withNetworkEnv } from "../../../../src/tool/network_env.ts";
+import {
+  planLongLived,
+  type PlannedCommand,
+  type SandboxSettings,
+} from "../../../../src/tool/long_lived.ts";
 import { guarded, track, untrack } from "./children.ts";
 import { LineSplitter } from "./lines.ts";
 import { cutText } from "../../../../src/tool/text.ts";
@@ -36,6 +42,8 @@ export interface ChildSpec {
   env: Record<string, string>;
   /** Largest message accepted, in bytes. */
   maxMessageBytes: number;
+  /** Start it inside svc's OS sandbox with these settings (the entry's `sandbox: true`). */
+  sandbox?: { settings: SandboxSettings; worktree: string };
 }
 
 /** Characters of stderr kept for error messages. */
@@ -48,6 +56,7 @@ export class ChildTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   #child?: Deno.ChildProcess;
+  #started = false;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #stdout?: ReadableStreamDefaultReader<Uint8Array>;
   #stderr?: ReadableStreamDefaultReader<Uint8Array>;
@@ -82,25 +91,28 @@ export class ChildTransport implements Transport {
     return this.#ended;
   }
 
-  start(): Promise<void> {
-    if (this.#child) throw new Error("ChildTransport already started");
-    const { command, args } = guarded(this.spec.command, this.spec.args);
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("ChildTransport already started");
+    this.#started = true;
+    const planned = await this.#plan();
+    const { command, args } = guarded(planned.command, planned.args);
     try {
       this.#child = new Deno.Command(command, {
         args,
         cwd: this.spec.cwd,
         clearEnv: true,
-        env: withNetworkEnv(getDefaultEnvironment(), this.spec.env),
+        env: planned.env,
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
         detached: true,
       }).spawn();
     } catch (err) {
+      await planned.cleanup();
       const why = err instanceof Deno.errors.NotFound
         ? `${this.spec.command} was not found (or the folder ${this.spec.cwd} does not exist)`
         : (err as Error).message;
-      return Promise.reject(new Error(`cannot start ${this.spec.command}: ${why}`));
+      throw new Error(`cannot start ${this.spec.command}: ${why}`);
     }
     const child = this.#child;
     track(child.pid);
@@ -113,6 +125,7 @@ export class ChildTransport implements Transport {
       untrack(child.pid);
       // Whatever the group left behind (a wrapper's children) goes with it.
       signalGroup(child.pid, "SIGKILL");
+      await planned.cleanup();
       // Output still in the pipes is read; a descendant that escaped the group and holds them
       // open does not keep the connection alive.
       if (!await settlesWithin(reading, CLOSE_GRACE_MS)) {
@@ -124,7 +137,20 @@ export class ChildTransport implements Transport {
       if (tail && this.#byItself) this.#ended += `; its stderr ended with: ${tail}`;
       this.onclose?.();
     });
-    return Promise.resolve();
+  }
+
+  /** The command line that starts the server: as configured, or inside the OS sandbox. */
+  async #plan(): Promise<Pick<PlannedCommand, "command" | "args" | "env" | "cleanup">> {
+    const { command, args } = this.spec;
+    const env = withNetworkEnv(getDefaultEnvironment(), this.spec.env);
+    if (!this.spec.sandbox) return { command, args, env, cleanup: () => Promise.resolve() };
+    const plan = await planLongLived({ command, args }, {
+      ...this.spec.sandbox,
+      cwd: this.spec.cwd,
+      env,
+    });
+    if (!plan.ok) throw new Error(plan.error);
+    return plan.command;
   }
 
   /**

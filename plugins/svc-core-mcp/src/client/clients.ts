@@ -9,6 +9,7 @@ import {
   type ToolHost,
   type ToolOutput,
 } from "../../../../src/plugin/api.ts";
+import type { SandboxSettings } from "../../../../src/tool/long_lived.ts";
 import { describeFailure } from "./errors.ts";
 import { type Accepted, planImport } from "./imported.ts";
 import { resultOutput } from "./result_text.ts";
@@ -56,16 +57,19 @@ export class McpClients {
 
   constructor(readonly host: ToolHost, readonly worktree: string) {}
 
-  /** Connects the named server, or every configured one (in parallel). */
+  /**
+   * Connects the named server, or every configured one (in parallel); `sandbox` is the sandbox
+   * settings of the runtime's config, for entries with `sandbox: true`.
+   */
   async connect(
     entries: readonly ServerEntry[],
-    name: string | undefined,
-    signal: AbortSignal,
+    options: { name?: string; signal: AbortSignal; sandbox: SandboxSettings },
   ): Promise<ConnectReport[]> {
+    const { name } = options;
     const targets = name === undefined ? entries : entries.filter((e) => e.name === name);
     return await Promise.all(
       targets.map((entry) =>
-        this.#serialized(this.#server(entry), (s) => this.#connect(s, signal))
+        this.#serialized(this.#server(entry), (s) => this.#connect(s, options))
       ),
     );
   }
@@ -128,7 +132,10 @@ export class McpClients {
     return run;
   }
 
-  async #connect(server: Server, signal: AbortSignal): Promise<ConnectReport> {
+  async #connect(
+    server: Server,
+    { signal, sandbox }: { signal: AbortSignal; sandbox: SandboxSettings },
+  ): Promise<ConnectReport> {
     const { name } = server.entry;
     if (server.state === "connected" && !server.changed.size && !server.appeared.length) {
       return { server: name, ok: true, text: `${name} is already connected: ${toolList(server)}` };
@@ -148,6 +155,7 @@ export class McpClients {
       connection = await openConnection(server.entry, {
         worktree: this.worktree,
         signal,
+        sandbox,
         events: {
           onEnded: (why) => this.#ended(server, connection, why),
           onToolsChanged: () => {
@@ -291,7 +299,9 @@ function connectedText(server: Server, connection: Connection): string {
 
 function describeServer(server: Server): string {
   const { name, transport } = server.entry;
-  const where = transport === "http" ? `http ${server.entry.url}` : `stdio ${server.entry.command}`;
+  const where = transport === "http"
+    ? `http ${server.entry.url}`
+    : `stdio ${server.entry.command}${server.entry.sandbox ? ", sandboxed" : ""}`;
   const connection = server.connection;
   if (server.state !== "connected" || !connection) {
     const why = server.state === "failed" ? `: ${server.error}` : "";

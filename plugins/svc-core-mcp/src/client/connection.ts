@@ -14,6 +14,7 @@ import manifest from "../../manifest.json" with { type: "json" };
 import { cappedFetch } from "./capped_fetch.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { serverCommand } from "./server_command.ts";
+import type { SandboxSettings } from "../../../../src/tool/long_lived.ts";
 import type {
   Connection,
   ConnectionEvents,
@@ -29,10 +30,19 @@ const STDIO_PROBE_MS = 10_000;
 
 type Mode = "auto" | "legacy";
 
+/** Options of `openConnection`. */
+interface OpenOptions {
+  worktree: string;
+  signal: AbortSignal;
+  events: ConnectionEvents;
+  /** The sandbox an entry with `sandbox: true` starts in. */
+  sandbox: SandboxSettings;
+}
+
 /** Opens a connection to `entry` (relative `cwd` against `worktree`); throws when it cannot. */
 export async function openConnection(
   entry: ServerEntry,
-  options: { worktree: string; signal: AbortSignal; events: ConnectionEvents },
+  options: OpenOptions,
 ): Promise<Connection> {
   try {
     return await attempt(entry, "auto", options);
@@ -53,10 +63,10 @@ export class ServerEnded extends Error {
 async function attempt(
   entry: ServerEntry,
   mode: Mode,
-  options: { worktree: string; signal: AbortSignal; events: ConnectionEvents },
+  options: OpenOptions,
 ): Promise<Connection> {
   const timeout = entry.timeout * 1000;
-  const transport = makeTransport(entry, options.worktree);
+  const transport = makeTransport(entry, options);
   let changed = () => {};
   const client = new Client({ name: "svc", version: manifest.version }, {
     versionNegotiation: {
@@ -84,7 +94,10 @@ async function attempt(
   return new LiveConnection(client, transport, entry, options.events, (fn) => changed = fn);
 }
 
-function makeTransport(entry: ServerEntry, worktree: string): Transport {
+function makeTransport(
+  entry: ServerEntry,
+  { worktree, sandbox }: Pick<OpenOptions, "worktree" | "sandbox">,
+): Transport {
   if (entry.transport === "http") {
     return new StreamableHTTPClientTransport(new URL(entry.url!), {
       requestInit: { headers: entry.headers },
@@ -98,6 +111,7 @@ function makeTransport(entry: ServerEntry, worktree: string): Transport {
     cwd: resolveCwd(worktree, entry.cwd),
     env: entry.env,
     maxMessageBytes: MAX_MESSAGE_BYTES,
+    ...(entry.sandbox ? { sandbox: { settings: sandbox, worktree } } : {}),
   });
 }
 

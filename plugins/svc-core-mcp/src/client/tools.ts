@@ -1,5 +1,6 @@
 /** mcp_connect, mcp_list and mcp_disconnect: the model's (and the user's) handle on MCP servers. */
 import type { Zod } from "../../../../src/plugin/api.ts";
+import { commandSandbox } from "../../../../src/tool/shell.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../../src/plugin/api.ts";
 import type { McpClients } from "./clients.ts";
 import type { ServerEntry } from "./types.ts";
@@ -61,7 +62,11 @@ export const mcpConnectTool: Tool = {
       const entry = pick(ready.entries, server);
       if (isOutput(entry)) return entry;
     }
-    const reports = await ready.clients.connect(ready.entries, server, ctx.signal);
+    const reports = await ready.clients.connect(ready.entries, {
+      name: server,
+      signal: ctx.signal,
+      sandbox: commandSandbox(ctx),
+    });
     return {
       content: reports.map((r) => r.text).join("\n"),
       ok: reports.some((r) => r.ok),
