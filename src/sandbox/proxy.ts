@@ -115,7 +115,9 @@ async function serveConnection(
     if (request.tunnel) {
       await writeAll(conn, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
     } else {
-      const head = via ? proxiedHead(request.head!, request.uri!, via) : request.head!;
+      const head = via
+        ? proxiedHead({ head: request.head!, uri: request.uri! }, via)
+        : request.head!;
       await writeAll(upstream, new TextEncoder().encode(head));
     }
     if (received.rest.length) await writeAll(upstream, received.rest);
@@ -169,7 +171,7 @@ async function dialVia(via: Upstream, request: ProxyRequest, settings: Settings)
   const conn = await dial(via.hostname, via.port, settings.dialMs);
   if (!request.tunnel) return conn;
   try {
-    await writeAll(conn, new TextEncoder().encode(connectHead(request.host, request.port, via)));
+    await writeAll(conn, new TextEncoder().encode(connectHead(request, via)));
     const answer = await readHead(conn, settings.dialMs);
     if (typeof answer === "string") throw new Error(`the proxy ${via.hostname}: ${answer}`);
     if ("timedOut" in answer) throw new Error(`the proxy ${via.hostname} did not answer`);

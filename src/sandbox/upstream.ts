@@ -55,7 +55,11 @@ function bypassed(host: string, noProxy: string): boolean {
 }
 
 /** The head of a CONNECT to `host:port` through `upstream`. */
-export function connectHead(host: string, port: number, upstream: Upstream): string {
+export function connectHead(
+  target: { host: string; port: number },
+  upstream: Upstream,
+): string {
+  const { host, port } = target;
   const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
   if (upstream.authorization) lines.push(`Proxy-Authorization: ${upstream.authorization}`);
@@ -63,7 +67,11 @@ export function connectHead(host: string, port: number, upstream: Upstream): str
 }
 
 /** A forwarded request's head for `upstream`: the absolute URI, and its credentials. */
-export function proxiedHead(head: string, uri: string, upstream: Upstream): string {
+export function proxiedHead(
+  request: { head: string; uri: string },
+  upstream: Upstream,
+): string {
+  const { head, uri } = request;
   const end = head.indexOf("\r\n");
   const [method, , version] = head.slice(0, end).split(" ");
   const auth = upstream.authorization ? `\r\nProxy-Authorization: ${upstream.authorization}` : "";
