@@ -14,7 +14,7 @@ import { type SandboxSettings, sandboxSettings } from "../sandbox/settings.ts";
 import { sandboxKind } from "../sandbox/probe.ts";
 import { type SandboxLayout, sandboxLayout } from "../sandbox/layout.ts";
 import { bwrapArgs } from "../sandbox/bwrap.ts";
-import { appliedLimits, limitPrefix } from "../sandbox/limits.ts";
+import { appliedLimits, hardLimits, limitPrefix } from "../sandbox/limits.ts";
 import { type CommandLine, unavailableError } from "../sandbox/plan.ts";
 import { removeOnExit } from "../tool/long_lived.ts";
 import { isInside } from "../util/canonical_path.ts";
@@ -52,7 +52,8 @@ export async function jailPlugin(
   const temp = await Deno.makeTempDir({ prefix: "svc-sandbox-" });
   const forget = removeOnExit(temp);
   const layout = await pluginLayout(options.grant, { settings, temp, ...options });
-  const prefix = limitPrefix(appliedLimits(settings.limits, null)) ?? [];
+  const prefix = limitPrefix(appliedLimits(settings.limits, null), { hard: await hardLimits() }) ??
+    [];
   const cwd = layout.hiddenDirs.some((dir) => isInside(dir, Deno.cwd())) ? "/" : Deno.cwd();
   return {
     ok: true,
@@ -67,6 +68,25 @@ export async function jailPlugin(
       Deno.remove(temp, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/**
+ * Why a plugin with `grant` may not run as a Worker in svc's own process (a compiled svc, which
+ * cannot start a plugin process, so cannot sandbox one): a program it starts would escape every
+ * sandbox. Undefined when it may: no `run` in the grant, or the settings accept no sandbox.
+ */
+export async function inProcessRefusal(
+  grant: PluginGrant,
+  place: JailPlace,
+): Promise<string | undefined> {
+  if (!grant.run.length) return undefined;
+  const settings = place.settings ?? await configuredSettings(place.worktree);
+  if (settings.mode === "danger-full-access" || !settings.failIfUnavailable) return undefined;
+  return refusal(
+    "a compiled svc runs plugins inside its own process, where no OS sandbox can hold the " +
+      "programs they start; run svc with deno (deno task install), or set " +
+      "sandbox.failIfUnavailable to false",
+  );
 }
 
 function refusal(why: string): string {
@@ -94,11 +114,16 @@ async function pluginLayout(
 ): Promise<PluginLayout> {
   const { settings, temp, place } = options;
   const writes = new Set(await canonicalAll(grant.write));
+  const worktree = await Deno.realPath(place.worktree).catch(() => place.worktree);
+  // Control folders matter (and are made, to be bound read-only) only in a writable worktree.
+  const writesWorktree = [...writes].some((path) => isInside(path, worktree));
   const layout = await sandboxLayout({ ...settings, mode: "workspace-write", allowWrite: [] }, {
     worktree: place.worktree,
     temp,
     shareNetwork: grant.net === "any" || grant.net.length > 0,
+    createControlFolders: writesWorktree,
   });
+  if (!writesWorktree) layout.readOnly = layout.readOnly.filter((p) => !isInside(worktree, p));
   // The worktree only when granted; the grant's other write paths (allowWrite is for commands).
   layout.writable = [...layout.writable.filter((path) => writes.has(path))];
   for (const path of writes) if (!layout.writable.includes(path)) layout.writable.push(path);

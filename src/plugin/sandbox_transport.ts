@@ -11,7 +11,7 @@
 import { basename } from "../util/posix_path.ts";
 import { fileURLToPath } from "../util/file_url.ts";
 import { denoFlags, type PluginGrant, workerPermissions } from "./grant.ts";
-import { type JailPlace, type JailPlan, jailPlugin } from "./plugin_jail.ts";
+import { inProcessRefusal, type JailPlace, type JailPlan, jailPlugin } from "./plugin_jail.ts";
 import { type HostMessage, MAX_LINE_CHARS, type WorkerMessage } from "./sandbox_protocol.ts";
 
 /** The V8 heap of a plugin's process, in MiB: past it, that process alone dies. */
@@ -44,9 +44,9 @@ export async function openTransport(
   },
 ): Promise<Transport | string> {
   try {
-    return kind === "process"
-      ? await processTransport(name, { grant, events, place })
-      : workerTransport(name, grant, events);
+    if (kind === "process") return await processTransport(name, { grant, events, place });
+    const refused = place ? await inProcessRefusal(grant, place) : undefined;
+    return refused ?? workerTransport(name, grant, events);
   } catch (err) {
     return `Cannot start its sandbox: ${(err as Error).message.split("\n")[0]}`;
   }

@@ -5,6 +5,7 @@
  * bind can show them again; `--die-with-parent` and `--new-session` (no terminal injection).
  */
 import type { SandboxLayout } from "./layout.ts";
+import { isInside } from "../util/canonical_path.ts";
 
 /** bwrap's arguments up to and including `--`, starting in `cwd`; the command follows. */
 export function bwrapArgs(layout: SandboxLayout, cwd: string): string[] {
@@ -15,9 +16,17 @@ export function bwrapArgs(layout: SandboxLayout, cwd: string): string[] {
   // /tmp first: a worktree inside the host's /tmp is bound again below it.
   args.push("--bind", layout.temp, "/tmp");
   if (layout.proxyBind) args.push("--ro-bind", layout.proxyBind.source, layout.proxyBind.target);
+  // A hidden folder holding a writable path (a worktree under ~/.config/svc) is emptied first,
+  // the writable path bound inside it, and only then made read-only: the rest stays hidden.
+  const holds = (dir: string) => layout.writable.some((path) => isInside(dir, path));
+  const outer = layout.hiddenDirs.filter(holds);
+  for (const path of outer) args.push("--tmpfs", path);
   for (const path of layout.writable) args.push("--bind", path, path);
   for (const path of layout.readOnly) args.push("--ro-bind", path, path);
-  for (const path of layout.hiddenDirs) args.push("--tmpfs", path, "--remount-ro", path);
+  for (const path of outer) args.push("--remount-ro", path);
+  for (const path of layout.hiddenDirs.filter((dir) => !holds(dir))) {
+    args.push("--tmpfs", path, "--remount-ro", path);
+  }
   for (const path of layout.hiddenFiles) args.push("--ro-bind", "/dev/null", path);
   args.push("--chdir", cwd, "--");
   return args;

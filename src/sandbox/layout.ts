@@ -5,7 +5,6 @@
  */
 import type { SandboxSettings } from "./settings.ts";
 import { join } from "../util/posix_path.ts";
-import { isInside } from "../util/canonical_path.ts";
 
 /** The mounts of one command, from the bottom up (bwrap.ts and seatbelt.ts render them). */
 export interface SandboxLayout {
@@ -84,8 +83,6 @@ export async function sandboxLayout(
   for (const path of settings.denyRead) {
     const real = await canonical(path);
     if (!real || real === "/" || hiddenDirs.includes(real) || hiddenFiles.includes(real)) continue;
-    // A worktree inside a hidden folder (a project under /run) stays the worktree.
-    if (writable.some((dir) => isInside(real, dir))) continue;
     ((await Deno.stat(real)).isDirectory ? hiddenDirs : hiddenFiles).push(real);
   }
   return { writable, readOnly: unique(readOnly), hiddenDirs, hiddenFiles, temp, shareNetwork };

@@ -40,31 +40,82 @@ export function appliedLimits(limits: CommandLimits, timeoutS: number | null): A
  */
 export function limitPrefix(
   limits: AppliedLimits,
-  { os = Deno.build.os, find = which }: LimitHost = {},
+  { os = Deno.build.os, find = which, hard = {}, ownCount = true }: LimitHost = {},
 ): string[] | undefined {
-  const cpu = Number.isFinite(limits.cpuSeconds) ? limits.cpuSeconds : "unlimited";
   // util-linux is Linux's; a prlimit elsewhere is someone else's program.
   const prlimit = os === "linux" ? find("prlimit") : null;
   if (prlimit) {
+    // Each limit no higher than svc's own hard limit: asking for more fails the whole command.
+    const at = (value: number, name: keyof HardLimits) => {
+      const most = Math.min(value, hard[name] ?? Infinity);
+      return Number.isFinite(most) ? String(most) : "unlimited";
+    };
     return [
       prlimit,
-      `--data=${limits.memory}`,
-      `--nproc=${limits.processes}`,
-      `--cpu=${cpu}`,
-      `--fsize=${limits.fileSize}`,
-      `--nofile=${limits.openFiles}`,
+      `--data=${at(limits.memory, "data")}`,
+      ...(ownCount ? [`--nproc=${at(limits.processes, "nproc")}`] : []),
+      `--cpu=${at(limits.cpuSeconds, "cpu")}`,
+      `--fsize=${at(limits.fileSize, "fsize")}`,
+      `--nofile=${at(limits.openFiles, "nofile")}`,
       "--",
     ];
   }
   const bash = find("bash");
   if (!bash) return undefined;
-  return [bash, "-c", ulimitScript(limits, { os }), "svc-limits"];
+  return [bash, "-c", ulimitScript(limits, { os, ownCount }), "svc-limits"];
+}
+
+/** svc's own hard limits (what a child may at most be given), Infinity for unlimited. */
+export interface HardLimits {
+  data?: number;
+  nproc?: number;
+  cpu?: number;
+  fsize?: number;
+  nofile?: number;
 }
 
 /** Where `limitPrefix` runs: the OS (`Deno.build.os`) and how a program is found on PATH. */
 export interface LimitHost {
   os?: string;
   find?: (program: string) => string | null;
+  /** svc's hard limits (`hardLimits()`); a limit above one is lowered to it. */
+  hard?: HardLimits;
+  /**
+   * The command has a user namespace of its own (the sandbox), where the process limit counts
+   * only its processes; outside one RLIMIT_NPROC counts every process of the user, so it is left
+   * out rather than stop a command of someone with 600 processes running.
+   */
+  ownCount?: boolean;
+}
+
+let known: Promise<HardLimits> | undefined;
+
+/** svc's own hard limits, read once with `prlimit` (Linux); none known elsewhere. */
+export function hardLimits(): Promise<HardLimits> {
+  known ??= readHardLimits();
+  return known;
+}
+
+async function readHardLimits(): Promise<HardLimits> {
+  const prlimit = Deno.build.os === "linux" ? which("prlimit") : null;
+  if (!prlimit) return {};
+  try {
+    const out = await new Deno.Command(prlimit, {
+      args: ["--raw", "--noheadings", "--output=RESOURCE,HARD", `--pid=${Deno.pid}`],
+      stdin: "null",
+      stderr: "null",
+    }).output();
+    const hard: HardLimits = {};
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const [name, value] = line.trim().split(/\s+/);
+      const key = name?.toLowerCase() as keyof HardLimits;
+      if (!["data", "nproc", "cpu", "fsize", "nofile"].includes(key)) continue;
+      hard[key] = value === "unlimited" ? Infinity : Number(value);
+    }
+    return hard;
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -77,11 +128,11 @@ export interface LimitHost {
  */
 export function ulimitScript(
   limits: AppliedLimits,
-  { os = Deno.build.os }: LimitHost = {},
+  { os = Deno.build.os, ownCount = true }: LimitHost = {},
 ): string {
   const kib = (bytes: number) => Math.max(1, Math.floor(bytes / 1024));
   const set: [string, number][] = [["-d", kib(limits.memory)]];
-  if (os !== "darwin") set.push(["-u", limits.processes]);
+  if (os !== "darwin" && ownCount) set.push(["-u", limits.processes]);
   if (Number.isFinite(limits.cpuSeconds)) set.push(["-t", limits.cpuSeconds]);
   set.push(["-f", kib(limits.fileSize)], ["-n", limits.openFiles]);
   const lower = 'lower() { hard=$(ulimit -H "$1") || return; ' +

@@ -9,7 +9,7 @@ import { sandboxLayout } from "./layout.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { sandboxNetwork } from "./bridge.ts";
 import { seatbeltArgs, UnsafePathError } from "./seatbelt.ts";
-import { type AppliedLimits, appliedLimits, limitPrefix } from "./limits.ts";
+import { type AppliedLimits, appliedLimits, hardLimits, limitPrefix } from "./limits.ts";
 
 /** A program and its arguments. */
 export interface CommandLine {
@@ -53,14 +53,17 @@ let toldUnavailable = false;
 export async function planCommand(line: CommandLine, options: PlanOptions): Promise<Plan> {
   const { settings } = options;
   const limits = appliedLimits(settings.limits, options.timeoutS);
-  const prefix = limitPrefix(limits) ?? [];
+  const hard = await hardLimits();
+  const prefix = limitPrefix(limits, { hard }) ?? [];
+  // Outside a sandbox's user namespace the process limit would count all the user's processes.
+  const barePrefix = limitPrefix(limits, { hard, ownCount: false }) ?? [];
   if (settings.mode === "danger-full-access") {
-    return { ok: true, command: bare(line, prefix, options, limits) };
+    return { ok: true, command: bare(line, barePrefix, options, limits) };
   }
   const kind = await sandboxKind();
   if (!kind.ok) {
     if (settings.failIfUnavailable) return { ok: false, error: unavailableError(kind) };
-    const command = bare(line, prefix, options, limits);
+    const command = bare(line, barePrefix, options, limits);
     if (!toldUnavailable) {
       toldUnavailable = true;
       command.notice = `no OS sandbox: ${kind.reason}; commands run with your full rights ` +

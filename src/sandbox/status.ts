@@ -90,6 +90,9 @@ export async function sandboxStatus(
         ? "unrestricted: no sandbox"
         : layout.shareNetwork
         ? "shared: the command reaches any address the host does"
+        : settings.allowedDomains.length
+        ? "filtered: only the allowed hosts, through svc's proxy (HTTP and HTTPS clients that " +
+          "honour HTTP_PROXY and HTTPS_PROXY)"
         : "none: the command has no network",
       allowedDomains: settings.allowedDomains,
       deniedDomains: settings.deniedDomains,

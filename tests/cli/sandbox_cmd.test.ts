@@ -71,7 +71,7 @@ Deno.test(
     assert.deepEqual(status.writable, [box.worktree]);
     assert.ok(status.readOnly.includes(`${box.worktree}/.svc`), status.readOnly);
     assert.ok(status.readOnly.includes(`${box.worktree}/.git/hooks`), status.readOnly);
-    assert.deepEqual(status.hidden, [`${box.home}/.config/svc`]);
+    assert.deepEqual(status.hidden, [`${box.home}/.config/svc`, "/run"]);
     assert.equal(status.network.rule, "none: the command has no network");
     assert.equal(status.limits.processes, 512);
     assert.equal(status.limits.cpuSeconds, null);

@@ -1,6 +1,7 @@
 /** What crosses between svc and a sandboxed plugin's Worker: registrations, calls, context. */
 import assert from "node:assert/strict";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import { sandboxSettings } from "../../src/sandbox/settings.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { normalizeToolCall } from "../../src/tool/normalize.ts";
 import { ToolRegistry } from "../../src/tool/registry.ts";
@@ -198,13 +199,42 @@ Deno.test("a sandboxed plugin's agent types keep only the deny entries of tool_p
   ]);
 });
 
+Deno.test("in svc's own process (a compiled binary's way) a plugin granted run loads only when commands may run without a sandbox", async () => {
+  await using t = await makeLayout();
+  await writePlugin(t.globalDir, "probe", {
+    "manifest.json": manifest("probe", { permissions: { run: ["true"] } }),
+    "mod.ts": probeEntry(`return "ran";`),
+  });
+  const sandbox = sandboxSettings(ConfigSchema.parse({}), t.roots.worktree);
+  const loaded = await loadPlugins({ ...t.roots, names: ["probe"], transport: "worker", sandbox });
+  loaded.close();
+  const [plugin] = loaded.plugins;
+  assert.deepEqual([plugin.status, plugin.message], [
+    "errored",
+    "Not loaded: its grant includes run (programs it starts escape Deno's permissions), so its " +
+    "process must run in svc's OS sandbox: a compiled svc runs plugins inside its own process, " +
+    "where no OS sandbox can hold the programs they start; run svc with deno (deno task " +
+    "install), or set sandbox.failIfUnavailable to false",
+  ]);
+});
+
 Deno.test("in svc's own process (a compiled binary's way) a Worker still gets only its grant", async () => {
   await using t = await makeLayout();
   await writePlugin(t.globalDir, "probe", {
     "manifest.json": manifest("probe", { permissions: { run: ["true"] } }),
     "mod.ts": probeEntry(`return String((await new Deno.Command(args.arg).output()).code);`),
   });
-  const loaded = await loadPlugins({ ...t.roots, names: ["probe"], transport: "worker" });
+  // A compiled svc cannot hold a plugin's programs in the OS sandbox: only without one.
+  const sandbox = sandboxSettings(
+    ConfigSchema.parse({ "sandbox.failIfUnavailable": false }),
+    t.roots.worktree,
+  );
+  const loaded = await loadPlugins({
+    ...t.roots,
+    names: ["probe"],
+    transport: "worker",
+    sandbox,
+  });
   try {
     assert.deepEqual(await call(loaded, "true"), { content: "0" });
     assert.deepEqual(await call(loaded, "false"), {

@@ -4,6 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { attackBox, KEY, SANDBOX } from "./_box.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { sandboxSettings } from "../../src/sandbox/settings.ts";
+import { runShell } from "../../src/tool/shell.ts";
+
+/** Runs `command` as run_command would with `worktree` as the worktree, HOME the box's. */
+function runIn(box: { home: string }, worktree: string, command: string) {
+  const sandbox = sandboxSettings(ConfigSchema.parse({}), worktree, { home: box.home });
+  return runShell(command, { cwd: worktree, worktree, sandbox, timeoutS: 30 });
+}
 
 const ignore = !SANDBOX.ok;
 const why = SANDBOX.ok ? "" : ` (ignored: ${SANDBOX.reason})`;
@@ -120,5 +129,22 @@ Deno.test({
     } finally {
       await server.shutdown();
     }
+  },
+});
+
+Deno.test({
+  name:
+    `a worktree inside a hidden folder stays writable while the rest of that folder stays hidden${why}`,
+  ignore,
+  fn: async () => {
+    await using box = await attackBox();
+    const inner = `${box.home}/.config/svc/project`;
+    await Deno.mkdir(inner);
+    const result = await runIn(box, inner, "echo made > made.txt; cat ../providers.json");
+    assert.equal(
+      result.content,
+      `exit code 1\nstderr:\ncat: ../providers.json: No such file or directory`,
+    );
+    assert.equal(await Deno.readTextFile(`${inner}/made.txt`), "made\n");
   },
 });

@@ -119,13 +119,33 @@ Deno.test({
   },
 });
 
-Deno.test("danger-full-access runs without a sandbox but keeps the limits", async () => {
+Deno.test("danger-full-access runs without a sandbox, keeping the limits but the process count", async () => {
   await using box = await attackBox();
+  const own = new TextDecoder().decode(
+    (await new Deno.Command("bash", { args: ["-c", "ulimit -u"] }).output()).stdout,
+  ).trim();
   const result = await box.run(
     `cat ${box.home}/.config/svc/providers.json >/dev/null && echo read; ulimit -d; ulimit -u`,
     { "sandbox.mode": "danger-full-access", "limits.command": { memory: "1GiB", processes: 99 } },
   );
-  assert.deepEqual(result, { content: "exit code 0\nstdout:\nread\n1048576\n99" });
+  // Outside a user namespace of its own, RLIMIT_NPROC would count every process of the user.
+  assert.deepEqual(result, { content: `exit code 0\nstdout:\nread\n1048576\n${own}` });
+});
+
+Deno.test("a limit above svc's own hard limit is lowered to it instead of failing the command", () => {
+  const words = limitPrefix(
+    { memory: 4 * 2 ** 30, processes: 512, cpuSeconds: 120, fileSize: 2 ** 30, openFiles: 1024 },
+    { os: "linux", find: (p) => `/usr/bin/${p}`, hard: { nofile: 256, nproc: Infinity } },
+  );
+  assert.deepEqual(words, [
+    "/usr/bin/prlimit",
+    "--data=4294967296",
+    "--nproc=512",
+    "--cpu=120",
+    "--fsize=1073741824",
+    "--nofile=256",
+    "--",
+  ]);
 });
 
 /** A PATH whose bwrap fails as it does where user namespaces are off. */
