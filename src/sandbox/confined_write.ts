@@ -10,6 +10,7 @@
 import { basename, dirname, join } from "../util/posix_path.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { outside } from "../util/outside_root_error.ts";
+import { regularFileBits } from "../util/fs.ts";
 import type { AtomicWriteOptions } from "../util/atomic_options.ts";
 
 /**
@@ -155,15 +156,4 @@ function helperError(said: string, where: { path: string; dir: string; root: str
     if (said.includes(text)) return new DenoError(message);
   }
   return new Error(`${message} (in the bubblewrap sandbox of confined writes)`);
-}
-
-/** The permission bits of a regular file (not a link) at `path`, or undefined. */
-async function regularFileBits(path: string): Promise<number | undefined> {
-  try {
-    const info = await Deno.lstat(path);
-    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
-  }
 }

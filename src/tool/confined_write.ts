@@ -6,26 +6,14 @@
  * confined_write.ts: svc's own permission set, a few milliseconds a write), else by checking the
  * folder's path just before writing, which a concurrent swap can race (docs/security.md).
  */
-import { type AtomicWriteOptions, writeFileAtomic } from "../util/atomic.ts";
+import {
+  type AtomicWriteOptions,
+  descriptorPathsAllowed,
+  writeFileAtomic,
+} from "../util/atomic.ts";
 
 /** How a confined write keeps inside its root: see the module comment. */
 export type ConfinedWriteMethod = "descriptor" | "bubblewrap" | "path";
-
-let descriptorPaths: boolean | undefined;
-
-/** Whether Deno lets this process use /proc/self/fd (Linux, `-A`), as writeFileAtomic checks. */
-function descriptorPathsAllowed(): boolean {
-  if (Deno.build.os !== "linux") return false;
-  if (descriptorPaths === undefined) {
-    try {
-      Deno.readLinkSync("/proc/self/fd/0");
-      descriptorPaths = true;
-    } catch (err) {
-      descriptorPaths = !(err instanceof Deno.errors.NotCapable);
-    }
-  }
-  return descriptorPaths;
-}
 
 /** The way this process's confined writes keep inside their root (bubblewrap probed once). */
 export async function confinedWriteMethod(): Promise<ConfinedWriteMethod> {

@@ -15,7 +15,7 @@ let descriptorPaths: boolean | undefined;
  * docs/security.md); a confined write then checks its folder by path just before writing, as on
  * other systems.
  */
-function descriptorPathsAllowed(): boolean {
+export function descriptorPathsAllowed(): boolean {
   if (Deno.build.os !== "linux") return false;
   if (descriptorPaths === undefined) {
     try {

@@ -9,6 +9,7 @@ import { type FileHandle, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "./posix_path.ts";
 import type { AtomicWriteOptions } from "./atomic_options.ts";
 import { outside } from "./outside_root_error.ts";
+import { regularFileBits } from "./fs.ts";
 import { canonicalPath, isInside } from "./canonical_path.ts";
 
 export { OutsideRootError } from "./outside_root_error.ts";
@@ -145,16 +146,5 @@ export async function writeConfined(
     if (options.syncDir !== false) await dir.handle.sync().catch(() => {});
   } finally {
     await dir.handle.close();
-  }
-}
-
-/** The permission bits of a regular file (not a link) at `path`, or undefined. */
-async function regularFileBits(path: string): Promise<number | undefined> {
-  try {
-    const info = await Deno.lstat(path);
-    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
   }
 }

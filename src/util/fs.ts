@@ -70,3 +70,14 @@ function tooLarge(maxBytes: number, size: number): UnreadableFileError {
   const seen = size > maxBytes + 1 ? `${size} bytes` : "grew past it while read";
   return new UnreadableFileError(`larger than the ${limit} limit (${seen})`);
 }
+
+/** The permission bits of a regular file (not a link) at `path`, or undefined. */
+export async function regularFileBits(path: string): Promise<number | undefined> {
+  try {
+    const info = await Deno.lstat(path);
+    return info.isFile && info.mode !== null ? info.mode & 0o7777 : undefined;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+}

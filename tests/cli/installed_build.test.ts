@@ -156,6 +156,26 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "sandbox: status names the sandbox, and run holds a command in it",
+    script: [],
+    run: async (svc, box) => [
+      // Hidden paths are listed when they exist; the installed build makes this folder itself.
+      await Deno.mkdir(`${box.home}/.config/svc`, { recursive: true, mode: 0o700 }).then(() =>
+        svc(["sandbox", "status", "--json"])
+      ),
+      await svc(["sandbox", "run", "--", "echo made > made.txt; cat made.txt"]),
+    ],
+    expect(results) {
+      const [status, run] = results;
+      assert.equal(status.code, 0, status.stderr);
+      const parsed = JSON.parse(status.stdout);
+      if (parsed.commands !== "sandboxed") return; // no bubblewrap here: tests/sandbox says why
+      assert.deepEqual([parsed.mode, parsed.writable], ["workspace-write", ["<WORK>"]]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "exit code 0\nstdout:\nmade\n");
+    },
+  },
+  {
     name: "plugins: the bundled plugins load, and a third-party one installs and runs sandboxed",
     trusted: true,
     script: [
