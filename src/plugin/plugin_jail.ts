@@ -12,7 +12,7 @@
 import type { PluginGrant } from "./grant.ts";
 import { type SandboxSettings, sandboxSettings } from "../sandbox/settings.ts";
 import { sandboxKind } from "../sandbox/probe.ts";
-import { type SandboxLayout, sandboxLayout } from "../sandbox/layout.ts";
+import { denoDir, type SandboxLayout, sandboxLayout } from "../sandbox/layout.ts";
 import { bwrapArgs } from "../sandbox/bwrap.ts";
 import { appliedLimits, hardLimits, limitPrefix } from "../sandbox/limits.ts";
 import { type CommandLine, unavailableError } from "../sandbox/plan.ts";
@@ -163,13 +163,6 @@ function jailArgs(layout: PluginLayout, cwd: string): string[] {
   }
   for (const file of layout.hiddenFiles) base.push("--ro-bind", "/dev/null", file);
   return [...base, ...tail];
-}
-
-/** Deno's cache folder (DENO_DIR, else the platform's cache folder). */
-function denoDir(): string {
-  const home = Deno.env.get("HOME") ?? "/";
-  return Deno.env.get("DENO_DIR") ||
-    join(Deno.env.get("XDG_CACHE_HOME") || join(home, ".cache"), "deno");
 }
 
 async function canonicalAll(paths: string[]): Promise<string[]> {

@@ -15,6 +15,7 @@ export function bwrapArgs(layout: SandboxLayout, cwd: string): string[] {
   args.push("--die-with-parent", "--new-session");
   // /tmp first: a worktree inside the host's /tmp is bound again below it.
   args.push("--bind", layout.temp, "/tmp");
+  for (const path of layout.tmpReadable ?? []) args.push("--ro-bind", path, path);
   if (layout.proxyBind) args.push("--ro-bind", layout.proxyBind.source, layout.proxyBind.target);
   // A hidden folder holding a writable path (a worktree under ~/.config/svc) is emptied first,
   // the writable path bound inside it, and only then made read-only: the rest stays hidden.

@@ -4,7 +4,8 @@
  * one inside the sandbox), and only paths that exist.
  */
 import type { SandboxSettings } from "./settings.ts";
-import { join } from "../util/posix_path.ts";
+import { dirname, join } from "../util/posix_path.ts";
+import { isInside } from "../util/canonical_path.ts";
 
 /** The mounts of one command, from the bottom up (bwrap.ts and seatbelt.ts render them). */
 export interface SandboxLayout {
@@ -25,6 +26,12 @@ export interface SandboxLayout {
    * sandbox.network.allowedDomains lets the command reach some hosts (bridge.ts).
    */
   proxyBind?: { source: string; target: string };
+  /**
+   * Folders under the host's /tmp the private /tmp would hide but a command needs to read: svc's
+   * own code (a checkout in /tmp: the bridge, a plugin's process, servers in it), Deno and its
+   * cache (DENO_DIR). Bound read-only right after /tmp.
+   */
+  tmpReadable?: string[];
 }
 
 /**
@@ -85,7 +92,41 @@ export async function sandboxLayout(
     if (!real || real === "/" || hiddenDirs.includes(real) || hiddenFiles.includes(real)) continue;
     ((await Deno.stat(real)).isDirectory ? hiddenDirs : hiddenFiles).push(real);
   }
-  return { writable, readOnly: unique(readOnly), hiddenDirs, hiddenFiles, temp, shareNetwork };
+  return {
+    writable,
+    readOnly: unique(readOnly),
+    hiddenDirs,
+    hiddenFiles,
+    temp,
+    shareNetwork,
+    tmpReadable: await svcFoldersInTmp(),
+  };
+}
+
+/** Deno's cache folder: DENO_DIR, else the platform's cache folder. */
+export function denoDir(): string {
+  const home = Deno.env.get("HOME") ?? "/";
+  return Deno.env.get("DENO_DIR") ||
+    join(Deno.env.get("XDG_CACHE_HOME") || join(home, ".cache"), "deno");
+}
+
+/** svc's code, Deno's binary folder and its cache, where they lie under /tmp (canonical). */
+async function svcFoldersInTmp(): Promise<string[]> {
+  const here = new URL(import.meta.url);
+  if (here.protocol !== "file:") return [];
+  // src/sandbox/layout.ts in a checkout (its root holds deno.json and node_modules), else the
+  // folder of the bundle this code was built into.
+  const code = here.pathname.endsWith("/src/sandbox/layout.ts")
+    ? new URL("../../", here).pathname
+    : new URL("./", here).pathname;
+  const found: string[] = [];
+  for (const path of [code, dirname(Deno.execPath()), denoDir()]) {
+    const real = await canonical(path);
+    if (real && real !== "/tmp" && isInside("/tmp", real) && !found.includes(real)) {
+      found.push(real);
+    }
+  }
+  return found;
 }
 
 /**

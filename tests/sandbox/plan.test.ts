@@ -49,6 +49,8 @@ Deno.test("the layout binds the worktree writable and its git and svc control fi
   assert.deepEqual(bwrapArgs(layout, box.worktree), [
     ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all"],
     ...["--die-with-parent", "--new-session", "--bind", "/var/tmp/x", "/tmp"],
+    // svc's code and Deno's cache where they lie in /tmp (a CI checkout), read-only.
+    ...(layout.tmpReadable ?? []).flatMap((path) => ["--ro-bind", path, path]),
     ...["--bind", box.worktree, box.worktree],
     ...["--ro-bind", `${box.worktree}/.git/hooks`, `${box.worktree}/.git/hooks`],
     ...["--ro-bind", `${box.worktree}/.git/config`, `${box.worktree}/.git/config`],
