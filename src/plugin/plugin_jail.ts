@@ -18,7 +18,6 @@ import { appliedLimits, hardLimits, limitPrefix } from "../sandbox/limits.ts";
 import { type CommandLine, unavailableError } from "../sandbox/plan.ts";
 import { removeOnExit } from "../tool/long_lived.ts";
 import { isInside } from "../util/canonical_path.ts";
-import { join } from "../util/posix_path.ts";
 
 /** Where a plugin's process runs: the worktree's sandbox settings (default: from its config). */
 export interface JailPlace {
