@@ -35,6 +35,16 @@ export function seconds(text: string, { flag, max }: { flag: string; max: number
   return value;
 }
 
+/** An amount of US dollars above 0 (`0.50`, `2`); at most `max` when given. */
+export function dollars(text: string, { flag, max }: { flag: string; max?: number }): number {
+  const value = Number(text.trim().replace(/^\$/, ""));
+  if (!/^\s*\$?\d*\.?\d+\s*$/.test(text) || !(value > 0) || (max !== undefined && value > max)) {
+    const most = max === undefined ? "" : ` (at most ${max})`;
+    throw new UsageError(`${flag} takes an amount of US dollars above 0, such as 0.50${most}`);
+  }
+  return value;
+}
+
 /** `a, b,c` as `["a", "b", "c"]`: items trimmed, empty items dropped. */
 export function commaList(text: string): string[] {
   return text.split(",").map((item) => item.trim()).filter(Boolean);

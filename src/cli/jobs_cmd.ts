@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import { resolveWorktree } from "../runtime/worktree.ts";
-import { commaList, seconds, toolPermission, wholeNumber } from "./flags.ts";
+import { commaList, dollars, seconds, toolPermission, wholeNumber } from "./flags.ts";
 import { exitCodeOf } from "./usage.ts";
 
 /** Flags every subcommand sees (`--path` before the subcommand, `--json` anywhere). */
@@ -16,6 +16,26 @@ interface AddFlags extends JobsFlags {
   timeout?: string;
   toolsDeny?: string;
   toolPermission?: string;
+  maxTurns?: string;
+  maxTokensTotal?: string;
+  maxCost?: string;
+  jsonRetries?: string;
+}
+
+/** `--max-turns`, `--max-tokens-total` and `--max-cost` of `svc jobs add`: the runs' limits. */
+function jobLimits(given: AddFlags): Record<string, number> | undefined {
+  const limits: Record<string, number> = {};
+  if (given.maxTurns !== undefined) {
+    limits.max_turns = wholeNumber(given.maxTurns, { flag: "--max-turns", min: 1, max: 64 });
+  }
+  if (given.maxTokensTotal !== undefined) {
+    limits.max_tokens_total = wholeNumber(given.maxTokensTotal, {
+      flag: "--max-tokens-total",
+      min: 1,
+    });
+  }
+  if (given.maxCost !== undefined) limits.max_cost = dollars(given.maxCost, { flag: "--max-cost" });
+  return Object.keys(limits).length ? limits : undefined;
 }
 
 type Jobs = typeof import("../jobs/commands.ts") & typeof import("../jobs/run_commands.ts");
@@ -110,10 +130,16 @@ function addAddCommand(cmd: Command, act: Act): void {
       'category=action pairs (edit=allow,bash=deny) or a JSON object ({"bash_allow": [...]})',
     )
     .option("--session <name>", "one stable session for every run (default: a new job_ session)")
+    .option("--max-turns <n>", "end each run's turn (truncated) after n model rounds (1-64)")
+    .option("--max-tokens-total <n>", "end each run's turn once prompt+completion tokens reach n")
+    .option("--max-cost <usd>", "end each run's turn once its cost reaches this many US dollars")
+    .option("--json-schema <schema>", "the answer must be JSON valid against it (JSON or @file)")
+    .option("--json-retries <n>", "repair requests after an answer that does not validate")
     .action(act((j, worktree, name: string, _o: unknown, sub: Command) => {
       const given = flags<AddFlags>(sub);
       return j.add(worktree, name, {
         ...given,
+        limits: jobLimits(given),
         every: given.every === undefined
           ? undefined
           : wholeNumber(given.every, { flag: "--every", min: 1 }),
@@ -124,6 +150,9 @@ function addAddCommand(cmd: Command, act: Act): void {
           ? undefined
           : wholeNumber(given.timeout, { flag: "--timeout", min: 1 }),
         toolsDeny: given.toolsDeny === undefined ? undefined : commaList(given.toolsDeny),
+        jsonRetries: given.jsonRetries === undefined
+          ? undefined
+          : wholeNumber(given.jsonRetries, { flag: "--json-retries", min: 0, max: 10 }),
         toolPermission: given.toolPermission === undefined
           ? undefined
           : toolPermission(given.toolPermission),

@@ -1,6 +1,8 @@
 import type { EngineEvent, TurnResult } from "../runtime/mod.ts";
+import type { StructuredAnswer } from "../runtime/structured.ts";
 import {
   checkSessionName,
+  type HeadlessRunOptions,
   type HeadlessSetup,
   prepareHeadless,
   setupFailure,
@@ -11,19 +13,26 @@ import { CoalescedWriter } from "../util/coalesced_writer.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { visibleControls } from "../util/terminal_text.ts";
 import { renderTextEvent } from "./render_text.ts";
+import { StreamJsonOutput } from "./stream_json.ts";
+import { type StructuredFlags, structuredOf } from "./structured_flags.ts";
+import { type LimitFlags, limitsOf, usageLine } from "./limit_flags.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Flags of `svc run`. */
-export interface RunFlags {
+export interface RunFlags extends StructuredFlags, LimitFlags {
   prompt?: string;
   provider?: string;
   model?: string;
   baseUrl?: string;
-  output: "json" | "text";
+  output: "json" | "text" | "stream-json";
+  /** With `--output stream-json`: text and thinking deltas as `stream_event` lines. */
+  includePartialMessages?: boolean;
   verbose?: boolean;
   sessionId?: string;
   yes?: boolean;
   no?: boolean;
+  /** The MCP tool that answers ask-gated calls (`--yes` and `--no` override it). */
+  permissionPromptTool?: string;
   approveModel?: boolean;
   path?: string;
   type?: string;
@@ -48,8 +57,12 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
   const asked = await promptOf(words, flags);
   if ("problem" in asked) return usage(asked.problem);
-  const { prompt } = asked;
+  const limits = limitsOf(flags);
+  if ("problem" in limits) return usage(limits.problem);
+  const { prompt, structured } = asked;
   const json = flags.output === "json";
+  // stream-json: one JSON line per event on stdout, always ending with a result line.
+  const stream = flags.output === "stream-json" ? new StreamJsonOutput(flags) : null;
   // --yes approves each ask-gated call, --no refuses it; both are the flag's decision.
   const approver: Approver | undefined = flags.yes
     ? fixedApprover({ answer: "once", by: "flag" })
@@ -61,11 +74,22 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     const runtime = await Runtime.load(flags);
     for (const warning of runtime.warnings) console.error(`warning: ${visibleControls(warning)}`);
     // Plugin services start before the engine (MCP servers with autoconnect); say what failed.
-    for (const warning of await runtime.start()) {
+    const started = await runtime.start();
+    stream?.warnings(started);
+    for (const warning of started) {
       console.error(`warning: ${visibleControls(warning)}`);
     }
     const { sessionId, type, team } = flags;
-    setup = await prepareHeadless(runtime, { prompt, sessionId, type, team, approver });
+    setup = await prepareHeadless(runtime, {
+      prompt,
+      sessionId,
+      type,
+      team,
+      approver,
+      permissionPromptTool: flags.permissionPromptTool,
+      structured,
+      ...limits,
+    });
   } catch (err) {
     return failEarly((err as Error).message, json, flags);
   }
@@ -73,48 +97,94 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   if (setup.kind === "session_write") {
     return failEarly(setup.message, json, { ...flags, sessionId: setup.session }, "session_write");
   }
+  stream?.init(setup);
   const controller = new AbortController();
   const signals = cancelOnSignals(controller);
   // The answer streams in batches (one write per frame); anything else printed flushes it first,
   // so stdout and stderr keep their order on a terminal.
   const stdout = new CoalescedWriter((bytes) => Deno.stdout.writeSync(bytes));
   const write = (text: string) => stdout.write(text);
-  const onEvent = json
-    ? (event: EngineEvent) => flags.verbose && renderTextEvent(event, { verbose: true, out: null })
-    : (event: EngineEvent) => {
-      if (event.type !== "token") stdout.flush();
-      renderTextEvent(event, { verbose: Boolean(flags.verbose), out: write });
-    };
+  const onEvent = eventRenderer(flags, { stream, stdout, structured: Boolean(structured) });
   try {
     const { result, team } = await setup.run({
       signal: controller.signal,
       onEvent,
-      onStage: ({ stage, of, type, report }) => {
-        stdout.flush();
-        console.error(
-          report
-            ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
-              report.duration.toFixed(1)
-            } s (session ${report.session})`
-            : `svc run: stage ${stage}/${of} ${type}: running`,
-        );
-      },
+      onStage: stageReporter(stdout, stream),
     });
     stdout.flush();
-    if (team && !json) {
+    if (team && !json && !stream) {
       if (result.content) write(visibleControls(result.content));
       if (team.memory) console.error(`svc run: team memory written to ${team.memory}`);
     }
-    if (json) console.log(JSON.stringify(result, null, 2));
-    else if (result.content && !result.content.endsWith("\n")) write("\n");
+    if (stream) stream.result(result);
+    else if (json) console.log(JSON.stringify(result, null, 2));
+    else endAnswer(result, { structured: Boolean(structured), write });
     stdout.flush();
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
+    if (flags.verbose) console.error(usageLine(result));
     const stopSignal = signals.stopSignal();
     if (stopSignal && result.status === "cancelled") return 128 + STOP_SIGNALS[stopSignal];
     return exitCodeFor(result.status);
   } finally {
     stdout.flush();
+    stream?.unfinished();
     signals.remove();
+  }
+}
+
+/**
+ * How the run's events are shown: the answer streamed to stdout as text (not with a schema: then
+ * stdout is the validated JSON alone, written when the turn ends), or stream-json lines, or (json)
+ * nothing on stdout; `--verbose` adds notes on stderr.
+ */
+function eventRenderer(
+  flags: RunFlags,
+  out: { stream: StreamJsonOutput | null; stdout: CoalescedWriter; structured: boolean },
+): (event: EngineEvent) => void {
+  const { stream, stdout } = out;
+  if (flags.output === "json" || stream) {
+    return (event) => {
+      stream?.event(event);
+      if (flags.verbose) renderTextEvent(event, { verbose: true, out: null });
+    };
+  }
+  const write = (text: string) => stdout.write(text);
+  return (event) => {
+    if (event.type !== "token") stdout.flush();
+    renderTextEvent(event, { verbose: Boolean(flags.verbose), out: out.structured ? null : write });
+  };
+}
+
+/** A team's stages on stderr (and as stream-json svc events). */
+function stageReporter(
+  stdout: CoalescedWriter,
+  stream: StreamJsonOutput | null,
+): HeadlessRunOptions["onStage"] {
+  return ({ stage, of, type, report }) => {
+    stdout.flush();
+    stream?.stage({ stage, of, type, report });
+    console.error(
+      report
+        ? `svc run: stage ${stage}/${of} ${type}: ${report.status} in ${
+          report.duration.toFixed(1)
+        } s (session ${report.session})`
+        : `svc run: stage ${stage}/${of} ${type}: running`,
+    );
+  };
+}
+
+/**
+ * The end of a text answer: with a schema the validated JSON alone (compact, one line; nothing when
+ * it never validated), else the newline the streamed answer lacks.
+ */
+function endAnswer(
+  result: TurnResult,
+  { structured, write }: { structured: boolean; write: (text: string) => void },
+): void {
+  if (!structured) {
+    if (result.content && !result.content.endsWith("\n")) write("\n");
+  } else if (result.structured_output !== undefined) {
+    write(`${JSON.stringify(result.structured_output)}\n`);
   }
 }
 
@@ -122,7 +192,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
 async function promptOf(
   words: string[],
   flags: RunFlags,
-): Promise<{ prompt: string } | { problem: string }> {
+): Promise<{ prompt: string; structured?: StructuredAnswer } | { problem: string }> {
   if (flags.yes && flags.no) return { problem: "--yes and --no cannot be combined" };
   if (flags.type && flags.team) {
     return {
@@ -148,7 +218,8 @@ async function promptOf(
     const problem = checkSessionName(flags.sessionId);
     if (problem) return { problem: `--session-id: ${problem}` };
   }
-  return { prompt };
+  const structured = await structuredOf(flags);
+  return "problem" in structured ? structured : { prompt, ...structured };
 }
 
 /**
@@ -189,13 +260,14 @@ function usage(message: string): number {
 
 function failEarly(message: string, json: boolean, flags: RunFlags, code = "setup"): number {
   console.error(`svc run: ${visibleControls(message)}`);
-  if (json) {
+  if (json || flags.output === "stream-json") {
     const result = setupFailure({ code, message }, {
       model: flags.model,
       provider: flags.provider,
       session: flags.sessionId,
     });
-    console.log(JSON.stringify(result, null, 2));
+    if (json) console.log(JSON.stringify(result, null, 2));
+    else new StreamJsonOutput(flags).result(result);
   }
   return 1;
 }

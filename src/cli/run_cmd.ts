@@ -10,12 +10,33 @@ export function runCommand(setExit: (code: number) => void): Command {
     .option("--model <model>", "model id or provider/model ref (auto-approved)")
     .option("--base-url <url>", "backend address (the provider is detected from it)")
     .addOption(
-      new Option("--output <format>", "output format").choices(["text", "json"]).default("text"),
+      new Option("--output <format>", "output format (stream-json: one JSON object per line)")
+        .choices(["text", "json", "stream-json"]).default("text"),
     )
-    .option("--verbose", "show thinking, tool results and status lines on stderr")
+    .option(
+      "--include-partial-messages",
+      "with --output stream-json: also text and thinking deltas as stream_event lines",
+    )
+    .option(
+      "--json-schema <schema>",
+      "the answer must be JSON valid against this JSON Schema (inline JSON or @file); stdout is the JSON",
+    )
+    .option("--output-schema <file>", "--json-schema read from a file (Codex's name)")
+    .option(
+      "--json-retries <n>",
+      "repair requests after an answer that does not validate (default 2)",
+    )
+    .option("--max-turns <n>", "end the turn (truncated) after n model rounds (1-64)")
+    .option("--max-tokens-total <n>", "end the turn once prompt+completion tokens reach n")
+    .option("--max-cost <usd>", "end the turn once its cost reaches this many US dollars")
+    .option("--verbose", "show thinking, tool results, status lines and usage on stderr")
     .option("--session-id <name>", "load or create this persistent session")
     .option("--yes", "approve ask-gated tool calls")
     .option("--no", "deny ask-gated tool calls explicitly (the default when headless)")
+    .option(
+      "--permission-prompt-tool <tool>",
+      "an MCP tool that answers ask-gated calls (mcp__<server>__<tool>; docs/hooks.md)",
+    )
     .option("--type <name>", "run the prompt as this agent type (svc types list)")
     .option("--team <name>", "run the prompt as a team's task, stage by stage (svc teams list)")
     .option("--approve-model", "approve a model named by an agent type or team")

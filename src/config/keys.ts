@@ -111,6 +111,17 @@ export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
   "sandbox.network.allowedDomains": "tighten",
   "sandbox.network.deniedDomains": "tighten",
   "limits.command": "tighten",
+  // A turn's limits: a repository may only lower the user's.
+  "limits.max_turns": "tighten",
+  "limits.max_tokens_total": "tighten",
+  "limits.max_cost": "tighten",
+  // Zeroed prices would defeat limits.max_cost.
+  prices: "not",
+  // Hooks and approvers run the user's programs and answer asks: never from an untrusted worktree.
+  hooks: "not",
+  "approver.mcp_tool": "not",
+  // A shorter or longer wait loosens nothing: a timeout denies.
+  approval_timeout: "set",
 };
 
 /** How an untrusted worktree may use `key`: its declaration, or `not` when it has none. */

@@ -30,6 +30,7 @@ const NESTED_PREFIXES = [
   "sandbox.filesystem",
   "sandbox.network",
   "limits",
+  "approver",
 ];
 
 /** A config file is a few KiB; a bigger one (or a FIFO, or /dev/zero) is refused unread. */
@@ -172,19 +173,35 @@ export function flattenConfig(raw: Record<string, unknown>): Record<string, unkn
   return flat;
 }
 
-/** Merges raw layers, later winning; `tool_permission` merges per category. */
+/**
+ * Merges raw layers, later winning; `tool_permission` merges per category, and `hooks` per event
+ * (a trusted worktree's hooks run after the user's).
+ */
 export function mergeLayers(...layers: Record<string, unknown>[]): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       if (key === "tool_permission") {
         merged[key] = { ...(merged[key] as object ?? {}), ...(value as object) };
+      } else if (key === "hooks" && isRecord(merged[key]) && isRecord(value)) {
+        const hooks: Record<string, unknown> = { ...merged[key] };
+        for (const [event, groups] of Object.entries(value)) {
+          const before = hooks[event];
+          hooks[event] = Array.isArray(before) && Array.isArray(groups)
+            ? [...before, ...groups]
+            : groups;
+        }
+        merged[key] = hooks;
       } else {
         merged[key] = value;
       }
     }
   }
   return merged;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return Boolean(value) && typeof value === "object" && !Array.isArray(value);
 }
 
 /** A loaded configuration and what the user should be told about it. */

@@ -139,12 +139,36 @@ export const CommandLimitsSchema = z.strictObject({
 });
 export type CommandLimitsConfig = z.infer<typeof CommandLimitsSchema>;
 
+/** One `prices` entry: USD per million tokens (docs/providers.md#usage-and-cost). */
+export const PriceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  /** Prompt tokens read from the provider's cache; default `input`. */
+  cached_input: z.number().min(0).optional(),
+});
+
 const pathList = z.array(z.string().min(1)).default([]);
 const domainList = z.array(
   z.string().regex(/^(\*|(\*\.)?[A-Za-z0-9.-]+)$/, "must be a host name, *.domain or *"),
 ).default([]);
 
 const REASONING = [false, true, "off", "on", "auto", "low", "medium", "high"] as const;
+
+/** One command of `hooks` (unknown fields accepted, as the convention does). */
+const CommandHookSchema = z.looseObject({
+  type: z.literal("command"),
+  command: z.string().min(1, "must name the command to run"),
+  /** Seconds; default 60. */
+  timeout: z.number().positive().max(600).optional(),
+  /** svc extension: a crash, a timeout or unreadable output denies. */
+  fail_closed: z.boolean().optional(),
+});
+
+/** `hooks`: event name -> matcher groups (docs/hooks.md). */
+export const HooksSchema = z.record(
+  z.string(),
+  z.array(z.looseObject({ matcher: z.string().optional(), hooks: z.array(CommandHookSchema) })),
+);
 
 /**
  * Every configuration key with its type and default. Dotted names are flat keys, exactly as
@@ -211,6 +235,18 @@ export const ConfigSchema = z.strictObject({
   "sandbox.network.allowedDomains": domainList,
   "sandbox.network.deniedDomains": domainList,
   "limits.command": CommandLimitsSchema.default({}),
+  /** The limits of one turn (docs/run.md#limits); the 64-round cap stays above max_turns. */
+  "limits.max_turns": z.number().int().min(1).max(64).optional(),
+  "limits.max_tokens_total": z.number().int().min(1).optional(),
+  "limits.max_cost": z.number().positive().optional(),
+  /** `"<provider>/<model>"`: its price, over the bundled table (src/provider/prices.ts). */
+  prices: z.record(z.string(), PriceSchema).default({}),
+  /** Hooks in Claude Code's format (docs/hooks.md); the user's and a trusted worktree's only. */
+  hooks: HooksSchema.default({}),
+  /** A permission-prompt MCP tool that answers ask-gated calls of headless runs (docs/hooks.md). */
+  "approver.mcp_tool": z.string().min(1).optional(),
+  /** Seconds a remote approval channel (an approver, a client) may take; past it, deny. */
+  approval_timeout: z.number().positive().max(86400).default(60),
 });
 
 /** The merged, validated configuration with every default applied. */

@@ -173,6 +173,10 @@ export const TIGHTEN: Readonly<Record<string, Tighten>> = {
     }
     return kept;
   },
+  // A turn's limits: only lower than the user's; a repository cannot lift one the user set.
+  "limits.max_turns": (value, global) => lower(value, global["limits.max_turns"]),
+  "limits.max_tokens_total": (value, global) => lower(value, global["limits.max_tokens_total"]),
+  "limits.max_cost": (value, global) => lower(value, global["limits.max_cost"]),
   // Each action only where it is stricter; bash_allow only within the global list.
   tool_permission: (value, global, ignored) => {
     if (!value || typeof value !== "object") return value;
@@ -233,6 +237,12 @@ function union(base: unknown, wanted: unknown): string[] {
 function modeRank(mode: unknown): number {
   const rank = SANDBOX_MODES.indexOf(mode as (typeof SANDBOX_MODES)[number]);
   return rank === -1 ? SANDBOX_MODES.length : rank;
+}
+
+/** A local limit kept only when the user set none or it is lower than the user's. */
+function lower(value: unknown, base: unknown): unknown {
+  if (typeof value !== "number") return DROP;
+  return typeof base === "number" && value > base ? DROP : value;
 }
 
 /** A limit as a number (sizes in bytes), or undefined. */

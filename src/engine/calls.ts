@@ -2,6 +2,7 @@ import type { ChatToolCall } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { ApprovalMemory } from "../tool/approval.ts";
 import { toolContext } from "../tool/context.ts";
+import type { ToolHooks } from "../tool/hook_gate.ts";
 import { type Invocation, type InvokeEnv, invokeTool } from "../tool/invoke.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import { truncateAtLine } from "../tool/text.ts";
@@ -45,6 +46,7 @@ export function engineInvokeEnv(
     session: env.session.name,
     signal: env.signal,
     audit,
+    ...(deps.hooks ? { hooks: toolHooks(deps, env) } : {}),
     context: (tool, call) =>
       toolContext({
         ...call,
@@ -59,6 +61,17 @@ export function engineInvokeEnv(
         status: (message) => env.emit({ type: "status", message }),
         host: tool.usesHost ? deps.tools.hostFor?.(tool) : undefined,
       }),
+  };
+}
+
+/** The hooks of an engine's calls: warnings go out as `warning` events. */
+export function toolHooks(deps: EngineDeps, env: Pick<CallEnv, "session" | "emit">): ToolHooks {
+  const { name, path } = env.session;
+  return {
+    runner: deps.hooks!,
+    session: path ? { id: name, path } : { id: name },
+    permissionMode: deps.config.mode === "plan" ? "plan" : "default",
+    notice: (message) => env.emit({ type: "warning", message }),
   };
 }
 

@@ -3,8 +3,10 @@ import type { Config, ToolPermission } from "../config/schema.ts";
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { Approver } from "../tool/approval.ts";
+import type { HookRunner } from "../tool/hooks.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { AskRequest, Tool, ToolHost } from "../tool/types.ts";
+import type { TurnLimits } from "./budget.ts";
 
 /** The lead of a sub-agent, consulted by `ask` with target 'lead'. */
 export interface Lead {
@@ -62,6 +64,10 @@ export interface EngineOverrides {
   lead?: Lead;
   /** More tool sources for this engine (and its children). */
   sources?: readonly ToolSource[];
+  /** `--permission-prompt-tool`: the MCP tool that answers a headless engine's asks. */
+  permissionPromptTool?: string;
+  /** The limits of each turn (`--max-turns`, a job's limits), over `limits.*` of the config. */
+  limits?: TurnLimits;
 }
 
 /** What a runtime gives every engine it builds for delegation and team runs. */
@@ -95,4 +101,8 @@ export interface EngineDeps {
   depth: number;
   /** Delegation and team runs; absent where an engine cannot delegate. */
   agents?: AgentSupport;
+  /** The worktree's hooks (docs/hooks.md); absent where none are configured or registered. */
+  hooks?: HookRunner;
+  /** The run's `--permission-prompt-tool`, inherited by derived engines. */
+  permissionPromptTool?: string;
 }

@@ -9,6 +9,8 @@ import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
 import { type CompactionResult, compactSession } from "./compaction.ts";
 import { Turn } from "./turn.ts";
+import { preCompactHooks } from "./turn_hooks.ts";
+import type { StructuredAnswer } from "./structured.ts";
 import { engineInvokeEnv, toolEndEvent } from "./calls.ts";
 import { type Invocation, invokeTool } from "../tool/invoke.ts";
 import { delegate } from "./delegate.ts";
@@ -28,6 +30,8 @@ export interface TurnOptions {
   session?: SessionLog;
   signal?: AbortSignal;
   onEvent?: (event: EngineEvent) => void;
+  /** The final answer must be a JSON value valid against this schema (structured.ts). */
+  structured?: StructuredAnswer;
 }
 
 /**
@@ -60,10 +64,27 @@ export class Engine {
     return memory;
   }
 
-  /** Compacts a session's context with this engine's model (`compact_keep` messages kept). */
-  compact(session: SessionLog, signal?: AbortSignal): Promise<CompactionResult> {
+  /**
+   * Compacts a session's context with this engine's model (`compact_keep` messages kept), after
+   * the PreCompact hooks (`trigger` default manual), which may block it; their warnings go to
+   * `onEvent`.
+   */
+  async compact(
+    session: SessionLog,
+    signal?: AbortSignal,
+    options: { trigger?: "manual" | "auto"; onEvent?: (event: EngineEvent) => void } = {},
+  ): Promise<CompactionResult> {
     const { client, model, config } = this.deps;
-    return compactSession(session, client, {
+    const blocked = await preCompactHooks(this.deps, {
+      session,
+      signal: signal ?? new AbortController().signal,
+      emit: options.onEvent ?? (() => {}),
+      trigger: options.trigger ?? "manual",
+    });
+    if (blocked !== undefined) {
+      return { ok: false, message: `blocked by a PreCompact hook: ${blocked}` };
+    }
+    return await compactSession(session, client, {
       model,
       keep: config.compact_keep,
       reasoning: config.reasoning,
@@ -94,6 +115,7 @@ export class Engine {
       return await turn.run(prompt, {
         ask: (request) => this.#ask(request, signal),
         delegate: (type, task) => this.delegate(type, task, { session, signal, onEvent: emit }),
+        structured: options.structured,
       });
     } catch (err) {
       if (!isStorageError(err)) throw err;
@@ -107,7 +129,7 @@ export class Engine {
       // Kept queued until a write succeeds; sync then also clears the failure it reported.
       session.appendError(error, { retry: true }).catch(() => {});
       await session.sync().catch(() => {});
-      const result = turn.result("error", [error]);
+      const result: TurnResult = { ...turn.result("error", [error]), reason: "session_write" };
       emit({ type: "error", code: "session_write", message });
       emit({ type: "done", result });
       return result;

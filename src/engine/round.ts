@@ -9,6 +9,8 @@ export interface RoundOutcome {
   toolCalls: ChatToolCall[];
   finishReason: string | null;
   usage?: Usage;
+  /** The round's cost in USD (TurnBudget); null when the model has no price. */
+  cost_usd?: number | null;
   error?: TurnError;
   /** The stream finished with a completion event (not cut, failed or cancelled). */
   completed: boolean;
@@ -79,12 +81,13 @@ export async function streamRound(
   return out;
 }
 
-/** Adds token counts of two usage reports. */
+/** Adds token counts of two usage reports; the sum is `estimated` when either is. */
 export function addUsage(total: Usage | null, more: Usage | undefined): Usage | null {
   if (!more) return total;
   const sum: Usage = { ...(total ?? {}) };
   for (const [key, value] of Object.entries(more)) {
     if (typeof value === "number") sum[key] = ((sum[key] as number | undefined) ?? 0) + value;
   }
+  if (more.estimated) sum.estimated = true;
   return sum;
 }

@@ -163,6 +163,7 @@ export async function runSubAgent(
     await session.sync();
     const result = turnResult({
       status: "error",
+      reason: "setup_error",
       errors: [error],
       model: type.model ?? lead.deps.model,
       provider: lead.deps.provider,

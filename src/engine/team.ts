@@ -284,6 +284,7 @@ export function refusedTeamRun(
     errors: [error],
     result: turnResult({
       status: "error",
+      reason: "setup_error",
       errors: [error],
       model: lead.deps.model,
       provider: lead.deps.provider,

@@ -362,9 +362,12 @@ function outcomeOf(
   return { outcome: failures.length ? "fail" : "pass", failures };
 }
 
-/** The token counts of a turn; the total is summed when the provider gave only the parts. */
+/**
+ * The token counts of a turn; the total is summed when the provider gave only the parts. svc's
+ * estimate (a round the provider reported no usage for) is not a measurement: null.
+ */
 function tokensOf(usage: TurnResult["usage"]): Tokens | null {
-  if (!usage) return null;
+  if (!usage || usage.estimated) return null;
   return {
     prompt: usage.prompt_tokens ?? null,
     completion: usage.completion_tokens ?? null,

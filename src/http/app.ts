@@ -74,6 +74,7 @@ export async function createServeApp(
           store: runtime.sessions,
           lock,
           shutdown: shutdown.signal,
+          warn,
           version: host.version,
           endpoints,
         },

@@ -5,6 +5,13 @@ import {
   type SessionStore,
   type TurnResult,
 } from "../runtime/mod.ts";
+import {
+  AnswerSchemaError,
+  compileAnswerSchema,
+  jsonRetriesProblem,
+  type StructuredAnswer,
+} from "../runtime/structured.ts";
+import { withSessionHooks } from "../runtime/session_hooks.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { type Mutex, QueueFullError } from "./lock.ts";
 import { fail, json } from "./reply.ts";
@@ -17,6 +24,8 @@ export interface ChatDeps {
   lock: Mutex;
   /** Aborted on SIGINT/SIGTERM: the running turn is cancelled, waiting requests get 503. */
   shutdown: AbortSignal;
+  /** Where hook warnings go (the server's log). */
+  warn?: (message: string) => void;
 }
 
 /** HTTP status of a finished turn: the TurnResult is the body whatever the status. */
@@ -26,7 +35,16 @@ export function statusFor(status: TurnResult["status"]): number {
   return 200;
 }
 
-const FIELDS = new Set(["prompt", "session_id"]);
+const FIELDS = new Set(["prompt", "session_id", "json_schema", "json_retries"]);
+
+/** A valid /chat body. */
+export interface ChatInput {
+  prompt: string;
+  sessionId?: string;
+  /** `json_schema`: the answer must be JSON valid against it (compiled by handleChat). */
+  jsonSchema?: unknown;
+  jsonRetries?: number;
+}
 
 /**
  * POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. A client
@@ -41,16 +59,25 @@ export async function handleChat(
   if (!body.ok) return body.response;
   const input = parseChat(body.value);
   if (typeof input === "string") return fail(400, input);
+  const structured = await structuredOf(input);
+  if (typeof structured === "string") return fail(400, structured);
   if (deps.shutdown.aborted) return shuttingDown();
   const signal = AbortSignal.any([deps.shutdown, request.signal]);
   try {
     return await deps.lock.run(async () => {
       if (deps.shutdown.aborted) return shuttingDown();
       // A new session whose name is taken by then moves to `_2`, `_3`, ... on its first write.
+      const resumed = input.sessionId !== undefined && await deps.store.exists(input.sessionId);
       const session = input.sessionId
         ? await sessions.open(input.sessionId)
         : deps.store.create(interactiveName(new Date(), input.prompt));
-      const result = await deps.engine.runTurn(input.prompt, { session, signal });
+      // Each request is one use of its session: SessionStart before the turn, SessionEnd after.
+      const result = await withSessionHooks(deps.engine.deps, session, {
+        resumed,
+        warn: deps.warn ?? (() => {}),
+        signal,
+        run: () => deps.engine.runTurn(input.prompt, { session, signal, structured }),
+      });
       return json(result, statusFor(result.status));
     }, request.signal);
   } catch (err) {
@@ -63,21 +90,44 @@ export async function handleChat(
 }
 
 /** Validates the /chat body; returns the input or a 400 message. Unknown fields are refused. */
-export function parseChat(value: unknown): { prompt: string; sessionId?: string } | string {
+export function parseChat(value: unknown): ChatInput | string {
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     return "request body must be a JSON object";
   }
   const body = value as Record<string, unknown>;
   const unknown = Object.keys(body).filter((k) => !FIELDS.has(k));
-  if (unknown.length) return `unknown field ${unknown[0]}; expected prompt and session_id`;
+  if (unknown.length) {
+    return `unknown field ${unknown[0]}; expected prompt, session_id, json_schema and json_retries`;
+  }
   if (typeof body.prompt !== "string" || !body.prompt.trim()) {
     return "prompt is required and must be a non-empty string";
   }
-  if (body.session_id === undefined || body.session_id === null) return { prompt: body.prompt };
+  const input: ChatInput = { prompt: body.prompt };
+  const given = (key: string) => body[key] !== undefined && body[key] !== null;
+  if (given("json_schema")) input.jsonSchema = body.json_schema;
+  if (given("json_retries")) {
+    if (!given("json_schema")) return "json_retries needs json_schema";
+    const problem = jsonRetriesProblem(body.json_retries, "json_retries");
+    if (problem) return problem;
+    input.jsonRetries = body.json_retries as number;
+  }
+  if (!given("session_id")) return input;
   if (typeof body.session_id !== "string") return "session_id must be a string";
   const problem = checkSessionName(body.session_id);
   if (problem) return `session_id: ${problem}`;
-  return { prompt: body.prompt, sessionId: body.session_id };
+  return { ...input, sessionId: body.session_id };
+}
+
+/** The compiled `json_schema` of a /chat body, or the 400 message of a bad one. */
+async function structuredOf(input: ChatInput): Promise<StructuredAnswer | undefined | string> {
+  if (input.jsonSchema === undefined) return undefined;
+  try {
+    const schema = await compileAnswerSchema(input.jsonSchema, "json_schema");
+    return { schema, retries: input.jsonRetries };
+  } catch (err) {
+    if (err instanceof AnswerSchemaError) return err.message;
+    throw err;
+  }
 }
 
 function shuttingDown(): Response {

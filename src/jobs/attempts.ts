@@ -6,6 +6,8 @@
 import type { EngineEvent, EngineOverrides, Session, TurnResult } from "../runtime/mod.ts";
 import { readRunMemory, type SummaryModel } from "../runtime/run_memory.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { withSessionHooks } from "../runtime/session_hooks.ts";
+import { compileAnswerSchema } from "../runtime/structured.ts";
 import type { Clock } from "../util/time.ts";
 import { jobOverrides } from "./overrides.ts";
 import { RegisterError, updateJob } from "./register.ts";
@@ -50,7 +52,12 @@ export const engineAttempt: AttemptRunner = async (request) => {
     model: engine.deps.model,
     reasoning: engine.deps.config.reasoning,
   };
-  const result = await engine.runTurn(prompt, { session, signal, onEvent });
+  // A job's json_schema was checked when it was added; one edited badly fails the run here.
+  const structured = request.job.json_schema === undefined ? undefined : {
+    schema: await compileAnswerSchema(request.job.json_schema, "the job's json_schema"),
+    retries: request.job.json_retries,
+  };
+  const result = await engine.runTurn(prompt, { session, signal, onEvent, structured });
   return { result, summary };
 };
 
@@ -79,14 +86,28 @@ export type Attempted = RunOutcome & { attempts: number; summary: SummaryModel |
 interface Prepared {
   runtime: Runtime;
   session: Session;
+  /** The job's named session existed before this run (SessionStart's source is `resume`). */
+  resumed: boolean;
   overrides: EngineOverrides;
   prompt: string;
 }
 
-/** The attempts of one run; the outcome of the last. */
+/**
+ * The attempts of one run between the SessionStart and SessionEnd hooks of its session; the
+ * outcome of the last.
+ */
 export async function attempts(ctx: RunContext): Promise<Attempted> {
   const ready = await prepare(ctx);
   if ("error" in ready) return await failed(ctx, 1, ready.error, null);
+  return await withSessionHooks(ready.runtime, ready.session, {
+    resumed: ready.resumed,
+    warn: (message) => ctx.log(`job ${ctx.job.name}: warning: ${message}`),
+    signal: ctx.stop,
+    run: () => attemptAll(ctx, ready),
+  });
+}
+
+async function attemptAll(ctx: RunContext, ready: Prepared): Promise<Attempted> {
   const { job, run, by, clock, stop } = ctx;
   const total = ctx.noRetry ? 1 : job.retries + 1;
   let last: Attempted | null = null;
@@ -132,6 +153,7 @@ async function prepare(ctx: RunContext): Promise<Prepared | { error: string }> {
         return null;
       });
     if (task === null) return { error: "task file not found" };
+    const resumed = Boolean(job.session) && await runtime.sessions.exists(job.session!);
     const session = job.session
       ? await runtime.sessions.openOrCreate(job.session)
       : runtime.sessions.create(ctx.sessionName);
@@ -139,7 +161,7 @@ async function prepare(ctx: RunContext): Promise<Prepared | { error: string }> {
     const overrides = await jobOverrides(runtime, { job, task, memory });
     const prompt = job.prompt?.trim() ||
       `Run the job "${job.name}" now, as its job task describes.`;
-    return { runtime, session, overrides, prompt };
+    return { runtime, session, resumed, overrides, prompt };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -188,6 +210,10 @@ async function attemptOnce(
     : result.errors.at(-1)?.message ?? `the run ended with status ${result.status}`;
   const status = timedOut ? "timeout" : result.status;
   const sessionName = result.session || session.name;
+  // A structured answer is kept as its JSON (compact).
+  const output = result.structured_output !== undefined
+    ? JSON.stringify(result.structured_output)
+    : result.content;
   await record(
     ctx,
     (j) =>
@@ -198,7 +224,7 @@ async function attemptOnce(
         ended: {
           status,
           session: sessionName,
-          output: result.content,
+          output,
           ...(error ? { error } : {}),
         },
       }),
@@ -206,7 +232,6 @@ async function attemptOnce(
   ctx.log(
     `job ${job.name}: attempt ${attempt} of ${total}: ${status}${error ? ` (${error})` : ""}`,
   );
-  const output = result.content;
   return { verified, timedOut, output, error, session: sessionName, attempts: attempt, summary };
 }
 

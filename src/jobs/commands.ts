@@ -6,6 +6,7 @@
 import type { ToolPermission } from "../config/schema.ts";
 import { readRunMemory } from "../runtime/run_memory.ts";
 import { checkSessionName } from "../runtime/sessions.ts";
+import { AnswerSchemaError, loadAnswerSchema } from "../runtime/structured.ts";
 import { UsageError } from "../shared/usage_error.ts";
 import * as jobs from "./mod.ts";
 import { listText, showText, statusLines } from "./render.ts";
@@ -39,6 +40,11 @@ export interface AddOptions extends JobsOutput {
   toolsDeny?: string[];
   toolPermission?: ToolPermission;
   session?: string;
+  /** Each run's turn limits. */
+  limits?: jobs.JobDefinition["limits"];
+  /** `--json-schema`: inline JSON or `@file` (read now and stored in the job). */
+  jsonSchema?: string;
+  jsonRetries?: number;
 }
 
 const outOf = (options: JobsOutput) => options.out ?? ((text: string) => console.log(text));
@@ -64,6 +70,27 @@ function scheduleOf(options: AddOptions): jobs.Schedule | null {
   return { at: at.toISOString() };
 }
 
+/** The job's `json_schema` and `json_retries` from `--json-schema` and `--json-retries`. */
+async function structuredOf(
+  options: AddOptions,
+): Promise<Pick<jobs.JobDefinition, "json_schema" | "json_retries">> {
+  if (options.jsonSchema === undefined) {
+    if (options.jsonRetries !== undefined) {
+      throw new UsageError("--json-retries needs --json-schema");
+    }
+    return {};
+  }
+  try {
+    const { schema } = await loadAnswerSchema(options.jsonSchema, { flag: "--json-schema" });
+    return {
+      json_schema: schema,
+      ...(options.jsonRetries !== undefined ? { json_retries: options.jsonRetries } : {}),
+    };
+  } catch (err) {
+    throw err instanceof AnswerSchemaError ? new UsageError(err.message) : err;
+  }
+}
+
 /** `svc jobs add <name>`: the job proposed (or approved with `approval: "auto"`). */
 export async function add(worktree: string, name: string, options: AddOptions): Promise<void> {
   if (!jobs.JOB_NAME.test(name)) throw new UsageError(`"${name}": ${jobs.JOB_NAME_RULE}`);
@@ -82,6 +109,7 @@ export async function add(worktree: string, name: string, options: AddOptions): 
     if (problem) throw new UsageError(`--session: ${problem}`);
   }
   const schedule = scheduleOf(options);
+  const structured = await structuredOf(options);
   if (options.type !== undefined) {
     const { Runtime } = await import("../runtime/runtime.ts");
     const runtime = await Runtime.load({ path: worktree });
@@ -108,9 +136,11 @@ export async function add(worktree: string, name: string, options: AddOptions): 
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.toolsDeny !== undefined ? { tools_deny: options.toolsDeny } : {}),
     ...(options.toolPermission !== undefined ? { tool_permission: options.toolPermission } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
     approve_model: Boolean(options.approveModel),
     require_approval: Boolean(options.requireApproval),
     ...(options.session !== undefined ? { session: options.session } : {}),
+    ...structured,
   };
   const { job, createdTaskFile } = await jobs.addJob(worktree, definition, {
     auto: options.approval === "auto",

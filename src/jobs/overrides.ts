@@ -5,7 +5,7 @@
 import type { ToolPermission } from "../config/schema.ts";
 import { tightenPermissions } from "../config/trust.ts";
 import { agentTypeOverrides, freshCatalog } from "../runtime/agent_type.ts";
-import type { EngineOverrides } from "../runtime/mod.ts";
+import type { EngineOverrides, TurnLimits } from "../runtime/mod.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Job } from "./schema.ts";
 import { jobPrompt } from "./task.ts";
@@ -60,7 +60,23 @@ export async function jobOverrides(
       : typed.model
       ? { model: typed.model, modelFrom: "type" as const }
       : {}),
+    ...(job.limits ? { limits: jobLimits(job.limits, runtime) } : {}),
     approveModel: job.approve_model,
     headless: true,
   };
+}
+
+/**
+ * A job's turn limits: as set in a trusted worktree; in an untrusted one (its register came with
+ * the code) each only where it is lower than the config's.
+ */
+function jobLimits(limits: NonNullable<Job["limits"]>, runtime: Runtime): TurnLimits {
+  if (runtime.trusted) return limits;
+  const kept: TurnLimits = {};
+  for (const key of ["max_turns", "max_tokens_total", "max_cost"] as const) {
+    const mine = limits[key];
+    const theirs = runtime.config[`limits.${key}`];
+    if (mine !== undefined && (theirs === undefined || mine < theirs)) kept[key] = mine;
+  }
+  return kept;
 }

@@ -99,6 +99,7 @@ function overrideLines(job: Job): string[] {
   }
   if (job.tools_deny?.length) out.push(`tools_deny: ${job.tools_deny.join(", ")}`);
   if (job.tool_permission) out.push(`tool_permission: ${JSON.stringify(job.tool_permission)}`);
+  if (job.limits) out.push(`limits: ${JSON.stringify(job.limits)}`);
   if (job.approve_model) out.push("approve_model: true");
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { ToolPermissionSchema } from "../config/schema.ts";
+import { MAX_JSON_RETRIES } from "../runtime/structured.ts";
 
 /** The states SPEC names, spelled as it spells them. */
 export const JOB_STATES = [
@@ -56,6 +57,13 @@ export const AttemptSchema = z.object({
 });
 export type Attempt = z.infer<typeof AttemptSchema>;
 
+/** A job's turn limits, as the config's `limits.max_turns`, `max_tokens_total`, `max_cost`. */
+export const JobLimitsSchema = z.strictObject({
+  max_turns: z.number().int().min(1).max(64).optional(),
+  max_tokens_total: z.number().int().min(1).optional(),
+  max_cost: z.number().positive().optional(),
+});
+
 /** The fields that define what a job does; its approval is bound to a hash of them. */
 export const JobDefinitionSchema = z.object({
   name: z.string().regex(JOB_NAME, JOB_NAME_RULE),
@@ -72,9 +80,15 @@ export const JobDefinitionSchema = z.object({
   model: z.string().min(1).optional(),
   tools_deny: z.array(z.string()).optional(),
   tool_permission: ToolPermissionSchema.optional(),
+  /** Each run's turn limits (docs/run.md#limits), over the config's `limits.*`. */
+  limits: JobLimitsSchema.optional(),
   approve_model: z.boolean().default(false),
   require_approval: z.boolean().default(false),
   session: z.string().optional(),
+  /** svc extension: the answer must be JSON valid against this JSON Schema (docs/jobs.md). */
+  json_schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).optional(),
+  /** svc extension: repair requests after an answer that does not validate (default 2). */
+  json_retries: z.number().int().min(0).max(MAX_JSON_RETRIES).optional(),
 });
 export type JobDefinition = z.infer<typeof JobDefinitionSchema>;
 

@@ -6,6 +6,8 @@
 import type { Config } from "../config/schema.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
 export type { AskRequest, Tool, ToolContext, ToolHost, ToolOutput } from "../tool/types.ts";
+import type { PluginHookDef } from "../tool/hooks.ts";
+export type { HookEvent, PluginHookDef } from "../tool/hooks.ts";
 export type { ArgsOf, SchemaBuilder, Zod } from "../tool/arg_schema.ts";
 export { loadZod } from "../tool/arg_schema.ts";
 export { bashAllowed, bashAllowPolicy } from "../policy/bash_allow.ts";
@@ -209,4 +211,9 @@ export interface PluginHooks {
   register_skills?(skills: { add(skill: SkillDef): void }): void | Promise<void>;
   register_services?(services: { add(service: ServiceDef): void }): void | Promise<void>;
   register_fixtures?(fixtures: { add(fixture: EvalFixtureDef): void }): void | Promise<void>;
+  /**
+   * Hooks for the events of docs/hooks.md: `{event, matcher?, timeout?, run(input)}`, where `run`
+   * gets the event's JSON input and returns the output a hook command prints (bundled plugins).
+   */
+  register_hooks?(hooks: { add(hook: PluginHookDef): void }): void | Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { BUNDLED_PLUGINS } from "../config/keys.ts";
-import type { ServiceDef } from "./api.ts";
+import type { PluginHookDef, ServiceDef } from "./api.ts";
 import { pathToFileURL } from "../util/file_url.ts";
 import {
   type Candidate,
@@ -69,6 +69,8 @@ export interface LoadResult extends Registrations {
   owners: Map<string, string>;
   /** The plugin that registered each service. */
   serviceOwners: Map<ServiceDef, string>;
+  /** The hooks plugins registered, each with its plugin. */
+  pluginHooks: { plugin: string; hook: PluginHookDef }[];
   /** Stops the Workers of sandboxed plugins (their tools fail afterwards); idempotent. */
   close(): void;
 }
@@ -125,6 +127,9 @@ export async function loadPlugins(options: LoadOptions): Promise<LoadResult> {
       mergeRegistrations(result, outcome);
       for (const tool of outcome.tools) result.owners.set(tool.name, candidate.name);
       for (const service of outcome.services) result.serviceOwners.set(service, candidate.name);
+      for (const hook of outcome.hooks ?? []) {
+        result.pluginHooks.push({ plugin: candidate.name, hook });
+      }
     }
   });
   for (const candidate of orderForDisplay(candidates)) {
@@ -160,6 +165,7 @@ export function emptyLoadResult(): LoadResult {
     plugins: [],
     owners: new Map(),
     serviceOwners: new Map(),
+    pluginHooks: [],
     close() {},
     ...emptyRegistrations(),
   };

@@ -9,6 +9,7 @@ import type {
   TeamDef,
   Tool,
 } from "./api.ts";
+import { HOOK_EVENTS, type PluginHookDef } from "../tool/hooks.ts";
 
 /** Everything plugins registered, one list per hook. */
 export interface Registrations {
@@ -20,6 +21,8 @@ export interface Registrations {
   skills: SkillDef[];
   services: ServiceDef[];
   fixtures: EvalFixtureDef[];
+  /** Hooks for the events of docs/hooks.md (in-process plugins only). */
+  hooks: PluginHookDef[];
 }
 
 /** A hook name of the plugin API. */
@@ -35,6 +38,7 @@ export const HOOKS: ReadonlyArray<{ hook: HookName; kind: keyof Registrations; k
   { hook: "register_skills", kind: "skills", key: "name" },
   { hook: "register_services", kind: "services", key: "name" },
   { hook: "register_fixtures", kind: "fixtures", key: "id" },
+  { hook: "register_hooks", kind: "hooks", key: "event" },
 ];
 
 /** What one item of each registration list is called in error messages. */
@@ -47,6 +51,7 @@ export const ITEM = {
   skills: "skill",
   services: "service",
   fixtures: "fixture",
+  hooks: "hook",
 } as const;
 
 /** Empty registration lists. */
@@ -60,6 +65,7 @@ export function emptyRegistrations(): Registrations {
     skills: [],
     services: [],
     fixtures: [],
+    hooks: [],
   };
 }
 
@@ -85,6 +91,7 @@ export function makeRegistrar(
         if (kind === "tools" && typeof record?.run !== "function") {
           throw new Error(`Invalid tool ${id}: "run" must be a function`);
         }
+        if (kind === "hooks") checkHook(id, record!);
         list.push(item);
       },
     },
@@ -94,7 +101,17 @@ export function makeRegistrar(
   };
 }
 
+/** A hook names one of the events and has a `run` callback. */
+function checkHook(event: string, record: Record<string, unknown>): void {
+  if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+    throw new Error(`Invalid hook: unknown event ${event}; events: ${HOOK_EVENTS.join(", ")}`);
+  }
+  if (typeof record.run !== "function") {
+    throw new Error(`Invalid hook ${event}: "run" must be a function`);
+  }
+}
+
 /** Appends every list of `from` to `into`. */
 export function mergeRegistrations(into: Registrations, from: Registrations): void {
-  for (const { kind } of HOOKS) (into[kind] as unknown[]).push(...from[kind]);
+  for (const { kind } of HOOKS) (into[kind] as unknown[]).push(...(from[kind] ?? []));
 }

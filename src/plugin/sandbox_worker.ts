@@ -131,6 +131,9 @@ async function load(entry: string): Promise<void> {
 /** The plain-data form of one registered item; throws what the plugin must change. */
 function asData(kind: keyof Registrations, item: Record<string, unknown>): unknown {
   if (kind === "tools") return toolData(item as unknown as Tool);
+  if (kind === "hooks") {
+    throw new Error("Invalid hook: only bundled (in-process) plugins can register hooks so far");
+  }
   if (kind === "commands") {
     return { name: String(item.name), description: String(item.description ?? "") };
   }

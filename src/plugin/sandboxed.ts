@@ -131,7 +131,7 @@ function rebuild(data: RegistrationData, channel: SandboxChannel): Registrations
       throw new Error(`register_commands failed: ${(err as Error).message}`);
     }
   });
-  return { ...checkedData(data), tools, commands };
+  return { ...checkedData(data), tools, commands, hooks: [] };
 }
 
 /**

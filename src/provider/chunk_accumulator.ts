@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- provider chunks are untyped JSON, checked field by field
 /** Folds the `data:` payloads of one chat-completions SSE stream into events and final state. */
 import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
+import { normalizeUsage } from "./usage.ts";
 
 interface PartialCall {
   id: string;
@@ -47,8 +48,9 @@ export class ChunkAccumulator {
       this.errorMessage = typeof e === "string" ? e : String(e.message ?? JSON.stringify(e));
       return [];
     }
-    if (json?.usage && typeof json.usage === "object") {
-      this.usage = json.usage;
+    const usage = normalizeUsage(json?.usage);
+    if (usage) {
+      this.usage = usage;
       this.progress++;
     }
     const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;

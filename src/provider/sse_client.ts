@@ -49,20 +49,52 @@ export const STREAM_ENDED_EARLY = "Stream ended before a completion event";
 /** A ChatClient for one backend connection. */
 export function createChatClient(opts: ChatClientOptions): ChatClient {
   const base = { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, "") };
+  const usage = { ask: true };
   return {
     provider: opts.provider,
     baseUrl: base.baseUrl,
-    chat: (request, signal) => streamChat(base, request, signal),
+    chat: (request, signal) => streamChat(base, { request, usage }, signal),
     chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
     listModels: (signal) => listModels(base, signal),
     redact: (text) => redact(text, opts.apiKey),
   };
 }
 
+/**
+ * Whether an HTTP error refused `stream_options` (an older or stricter server: "Unrecognized
+ * request argument supplied: stream_options", "extra fields not permitted"); the request is then
+ * sent again without it, and the connection stops asking for usage.
+ */
+function refusedStreamOptions(outcome: { status: number; body: string }): boolean {
+  return (outcome.status === 400 || outcome.status === 422) &&
+    outcome.body.includes("stream_options");
+}
+
+/**
+ * One attempt; when the server refused `stream_options`, the same request without it, at once
+ * (not another attempt), and the connection stops asking for usage.
+ */
+async function* attemptOnce(
+  attempt: Parameters<typeof streamAttempt>[0],
+  { opts, request, usage }: {
+    opts: ChatClientOptions;
+    request: ChatRequest;
+    usage: { ask: boolean };
+  },
+): AsyncGenerator<StreamEvent, AttemptOutcome> {
+  const outcome = yield* streamAttempt(attempt);
+  if (outcome.kind !== "http" || !usage.ask || !refusedStreamOptions(outcome)) return outcome;
+  usage.ask = false;
+  attempt.body = JSON.stringify(
+    buildPayload(opts.provider, request, { stream: true, usage: false }),
+  );
+  return yield* streamAttempt(attempt);
+}
+
 /** Streams one round; never throws, always ends with exactly one `done` event. */
 async function* streamChat(
   opts: ChatClientOptions,
-  request: ChatRequest,
+  { request, usage }: { request: ChatRequest; usage: { ask: boolean } },
   signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
   const attempts = 1 + Math.max(0, opts.streamRetries ?? 2);
@@ -71,7 +103,7 @@ async function* streamChat(
   const attempt = {
     url: endpoint(opts.baseUrl, "chat/completions"),
     headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
-    body: JSON.stringify(buildPayload(opts.provider, request, { stream: true })),
+    body: JSON.stringify(buildPayload(opts.provider, request, { stream: true, usage: usage.ask })),
     idleTimeout,
     pingTimeout: opts.pingTimeout ?? 600,
     headerTimeout: opts.requestTimeout ?? idleTimeout,
@@ -83,7 +115,7 @@ async function* streamChat(
   ];
   try {
     for (let n = 1;; n++) {
-      const outcome: AttemptOutcome = yield* streamAttempt(attempt);
+      const outcome: AttemptOutcome = yield* attemptOnce(attempt, { opts, request, usage });
       const last = n >= attempts;
       switch (outcome.kind) {
         case "complete":

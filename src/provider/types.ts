@@ -18,13 +18,23 @@ export type ChatMessage =
   | { role: "tool"; tool_call_id: string; content: string; name?: string };
 
 import type { ToolSchema } from "../tool/types.ts";
+import type { ResponseFormat } from "./response_format.ts";
 export type { ToolSchema };
 
-/** Token counts as the provider reports them (OpenAI field names). */
+/**
+ * Token counts as the provider reports them (OpenAI field names; normalizeUsage in usage.ts),
+ * summed over a turn's rounds in a TurnResult.
+ */
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  /** Of prompt_tokens, read from the provider's prompt cache. */
+  cached_tokens?: number;
+  /** Of completion_tokens, spent on reasoning. */
+  reasoning_tokens?: number;
+  /** Some figure is svc's estimate (about 4 characters a token): a round reported no usage. */
+  estimated?: boolean;
   [key: string]: unknown;
 }
 
@@ -52,6 +62,8 @@ export interface ChatRequest {
   /** 0 or undefined omits max_tokens from the payload. */
   max_tokens?: number;
   reasoning?: Reasoning;
+  /** A structured-output request (src/provider/response_format.ts); sent as it is. */
+  response_format?: ResponseFormat;
 }
 
 export interface NonStreamingResult {

@@ -3,6 +3,7 @@ import { buildPayload } from "./payload.ts";
 import { endpoint, formatSeconds, redact, requestHeaders, shortBody } from "./http_util.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatRequest, NonStreamingResult } from "./types.ts";
+import { normalizeUsage } from "./usage.ts";
 
 interface Connection {
   provider: string;
@@ -78,7 +79,8 @@ export async function chatNonStreaming(
     if (!message) return fail(`${conn.provider} answered without a message`);
     // A backend that echoes the request (its Authorization header included) must not store the key.
     const content = typeof message.content === "string" ? redact(message.content, conn.apiKey) : "";
-    return json.usage ? { content, usage: json.usage } : { content };
+    const usage = normalizeUsage(json.usage);
+    return usage ? { content, usage } : { content };
   } catch (err) {
     return fail(`Chat request to ${where} failed: ${(err as Error).message}`);
   }

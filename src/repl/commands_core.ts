@@ -88,7 +88,11 @@ export const compact: Command = {
   details: "The last compact_keep messages stay verbatim; the rest is sent as a summary.",
   async run(ctx) {
     if (!ctx.engine) return ctx.error(ctx.engineError);
-    const result = await ctx.engine.compact(ctx.session, ctx.signal);
+    const events = ctx.events();
+    const result = await ctx.engine.compact(ctx.session, ctx.signal, {
+      trigger: "manual",
+      onEvent: events.onEvent,
+    }).finally(() => events.finish());
     if (result.ok) {
       ctx.print(`compacted: ${result.summarized} messages summarized, ${result.kept} kept`);
     } else ctx.error(`compact: ${result.message}`);

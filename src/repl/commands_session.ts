@@ -29,7 +29,7 @@ export const session: Command = {
     const current = ctx.session;
     switch (sub || "list") {
       case "new":
-        ctx.useSession(store.create(interactiveName()), { fresh: true });
+        await ctx.useSession(store.create(interactiveName()), { fresh: true });
         return ctx.print("new session (named by its first message)");
       case "list": {
         const names = await store.list();
@@ -43,7 +43,7 @@ export const session: Command = {
           return ctx.error(`no session ${rest}; /session list shows the saved ones`);
         }
         const loaded = await store.openOrCreate(rest);
-        ctx.useSession(loaded, { fresh: false });
+        await ctx.useSession(loaded, { fresh: false });
         ctx.print(`loaded ${loaded.name} (${loaded.data.messages.length} messages)`);
         return ctx.print(preview(loaded.data.messages, ctx.style));
       }

@@ -51,7 +51,7 @@ export async function runRepl(
     repl.commands = [...builtins, ...commands];
     for (const warning of skipped) repl.warn(warning);
     for (const warning of await runtime.start()) repl.warn(warning);
-    repl.useSession(runtime.sessions.create(interactiveName()), true);
+    await repl.useSession(runtime.sessions.create(interactiveName()), true, "startup");
     await repl.useModel();
   });
 }

@@ -9,6 +9,13 @@
 import type { ConnectedModel, Engine, Runtime, RuntimeInit, SessionLog } from "../runtime/mod.ts";
 import { visibleControls, visibleControlsKeepingStyle } from "../util/terminal_text.ts";
 import { VERSION } from "../version.ts";
+import {
+  notifyPerson,
+  permissionNotice,
+  type PersonNotice,
+  sessionEnd,
+  sessionStart,
+} from "../runtime/session_hooks.ts";
 import type { Command, Display } from "./slash_command.ts";
 import { parseCommand } from "./slash_command.ts";
 import { Editor } from "./editor.ts";
@@ -131,8 +138,15 @@ export class Repl implements TaskHost {
       );
       this.engine = await runtime.engine({
         headless: false,
-        approver: (request, signal) => this.questions.approve(request, signal),
-        askHuman: (request, signal) => this.questions.askHuman(request, signal),
+        approver: (request, signal) => {
+          this.#notify(request.session, permissionNotice(request), "permission_prompt");
+          return this.questions.approve(request, signal);
+        },
+        askHuman: (request, signal) => {
+          const question = `svc has a question for you: ${request.question}`;
+          this.#notify(this.session?.name ?? "", question, "elicitation_dialog");
+          return this.questions.askHuman(request, signal);
+        },
         ...picked,
       });
       this.connection = connection;
@@ -152,11 +166,34 @@ export class Repl implements TaskHost {
     this.updateContext();
   }
 
-  /** Switches sessions. */
-  useSession(session: SessionLog, fresh: boolean): void {
+  /** Runs the Notification hooks of a prompt that is about to open (docs/hooks.md). */
+  #notify(session: string, message: string, type: PersonNotice["type"]): void {
+    if (!this.runtime) return;
+    notifyPerson(this.runtime, { session, message, type, warn: (text) => this.warn(text) });
+  }
+
+  /**
+   * Switches sessions: the SessionEnd hooks of the one left (`clear` for a new one, else
+   * `other`), then the SessionStart hooks of this one (`source`: startup, resume or clear).
+   */
+  async useSession(
+    session: SessionLog,
+    fresh: boolean,
+    source: "startup" | "resume" | "clear" = fresh ? "clear" : "resume",
+  ): Promise<void> {
+    const previous = this.session;
     this.session = session;
     this.fresh = fresh;
     this.updateContext();
+    if (!this.runtime) return;
+    const warn = (text: string) => this.warn(text);
+    if (previous && previous !== session) {
+      await sessionEnd(this.runtime, previous, {
+        reason: source === "clear" ? "clear" : "other",
+        warn,
+      });
+    }
+    await sessionStart(this.runtime, session, { source, warn });
   }
 
   /** The running task. */
@@ -371,7 +408,18 @@ export class Repl implements TaskHost {
     this.#unresize();
     this.screen.close();
     this.terminal.stop();
-    this.runtime?.plugins.close();
-    this.#resolveDone(this.#code);
+    void this.#endSession().finally(() => {
+      this.runtime?.plugins.close();
+      this.#resolveDone(this.#code);
+    });
+  }
+
+  /** The SessionEnd hooks of the session open when the REPL exits (`prompt_input_exit`). */
+  async #endSession(): Promise<void> {
+    if (!this.runtime || !this.session) return;
+    await sessionEnd(this.runtime, this.session, {
+      reason: "prompt_input_exit",
+      warn: (text) => console.error(`warning: ${visibleControls(text)}`),
+    }).catch(() => {});
   }
 }

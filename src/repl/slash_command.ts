@@ -79,8 +79,11 @@ export interface CommandContext {
   confirm(question: string): Promise<boolean>;
   /** Renders engine events of a tool call, team run or compaction like a turn. */
   events(): { onEvent(event: EngineEvent): void; finish(): void };
-  /** Switches to another session (a loaded one keeps its name). */
-  useSession(session: SessionLog, options: { fresh: boolean }): void;
+  /**
+   * Switches to another session (a loaded one keeps its name); resolves once its SessionStart
+   * hooks ran.
+   */
+  useSession(session: SessionLog, options: { fresh: boolean }): Promise<void>;
   /** Rebuilds the engine on another provider or model (the approval gate may ask). */
   useModel(choice: { provider?: string; model?: string }): Promise<void>;
   /** Reloads config, plugins and the engine (after /connect or /config set). */

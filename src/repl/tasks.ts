@@ -36,7 +36,7 @@ export interface TaskHost {
   warn(text: string): void;
   ask(question: string, options: { mask?: boolean; signal?: AbortSignal }): Promise<string | null>;
   confirm(question: string): Promise<boolean>;
-  useSession(session: SessionLog, fresh: boolean): void;
+  useSession(session: SessionLog, fresh: boolean): Promise<void>;
   useModel(choice: { provider?: string; model?: string }): Promise<void>;
   reload(): Promise<void>;
   /** Ends the REPL once the running task ends (`/exit`). */

@@ -5,10 +5,13 @@
  */
 import type { EngineEvent, TurnError, TurnResult } from "../engine/events.ts";
 import { turnResult } from "../engine/result.ts";
+import type { StructuredAnswer } from "../engine/structured.ts";
 import type { StageReport, TeamRun } from "../engine/team.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
 import type { Approver } from "../tool/approval.ts";
+import type { TurnLimits } from "../engine/budget.ts";
 import { agentTypeOverrides } from "./agent_type.ts";
+import { sessionEnd, sessionStart } from "./session_hooks.ts";
 import type { Runtime } from "./runtime.ts";
 
 export { checkSessionName };
@@ -24,6 +27,12 @@ export interface HeadlessRequest {
   team?: string;
   /** Answers ask-gated calls; default: denied by the policy. */
   approver?: Approver;
+  /** `--permission-prompt-tool`: the MCP tool that answers what `approver` leaves to it. */
+  permissionPromptTool?: string;
+  /** The turn's limits (`--max-turns`, ...), over the config's `limits.*`. */
+  limits?: TurnLimits;
+  /** The answer must be a JSON value valid against this schema (one turn, not a team). */
+  structured?: StructuredAnswer;
 }
 
 /** How a prepared run reports while it runs. */
@@ -45,12 +54,29 @@ export interface HeadlessOutcome {
   team?: { memory: string | null };
 }
 
+/** What a prepared run is: what `--output stream-json` says in its `init` line. */
+export interface HeadlessInfo {
+  worktree: string;
+  provider: string;
+  model: string;
+  /** The tools offered to the model, by canonical name. */
+  tools: string[];
+  mode: "plan" | "build";
+  /** The configured MCP servers; `autoconnect` ones were connected by `runtime.start()`. */
+  mcp_servers: { name: string; autoconnect: boolean }[];
+}
+
 /**
  * What preparing found: a run ready to start, an unknown type or team (the caller's usage
  * error), or a session store that cannot be written.
  */
 export type HeadlessSetup =
-  | { kind: "ready"; session: string; run(options: HeadlessRunOptions): Promise<HeadlessOutcome> }
+  | {
+    kind: "ready";
+    session: string;
+    info: HeadlessInfo;
+    run(options: HeadlessRunOptions): Promise<HeadlessOutcome>;
+  }
   | { kind: "unknown"; message: string }
   | { kind: "session_write"; message: string; session: string };
 
@@ -62,6 +88,8 @@ export async function prepareHeadless(
   runtime: Runtime,
   request: HeadlessRequest,
 ): Promise<HeadlessSetup> {
+  const resumed = Boolean(request.sessionId) &&
+    await runtime.sessions.exists(request.sessionId!).catch(() => false);
   const session = request.sessionId
     ? await runtime.sessions.openOrCreate(request.sessionId)
     : runtime.sessions.create(interactiveName(new Date(), request.prompt));
@@ -83,17 +111,42 @@ export async function prepareHeadless(
   const engine = await runtime.engine({
     headless: true,
     approver: request.approver,
+    ...(request.permissionPromptTool ? { permissionPromptTool: request.permissionPromptTool } : {}),
     session,
+    ...(request.limits ? { limits: request.limits } : {}),
     ...typed?.overrides,
   });
-  const { team, prompt } = request;
+  const { team, prompt, structured } = request;
   return {
     kind: "ready",
     session: session.name,
+    info: {
+      worktree: runtime.worktree,
+      provider: engine.deps.provider,
+      model: engine.deps.model,
+      tools: engine.offeredTools().map((tool) => tool.name),
+      mode: engine.deps.config.mode ?? "build",
+      mcp_servers: runtime.config["mcp.servers"].map(({ name, autoconnect }) => ({
+        name,
+        autoconnect,
+      })),
+    },
     run: async ({ signal, onEvent, onStage }) => {
-      if (!team) return { result: await engine.runTurn(prompt, { signal, onEvent }) };
-      const run = await engine.runTeam(team, prompt, { session, signal, onEvent, onStage });
-      return { result: teamResult(run), team: { memory: run.memory } };
+      const warn = (message: string) => onEvent?.({ type: "warning", message });
+      await sessionStart(runtime, session, {
+        source: resumed ? "resume" : "startup",
+        warn,
+        signal,
+      });
+      try {
+        if (!team) {
+          return { result: await engine.runTurn(prompt, { signal, onEvent, structured }) };
+        }
+        const run = await engine.runTeam(team, prompt, { session, signal, onEvent, onStage });
+        return { result: teamResult(run), team: { memory: run.memory } };
+      } finally {
+        await sessionEnd(runtime, session, { reason: "other", warn });
+      }
     },
   };
 }
@@ -105,6 +158,7 @@ export function setupFailure(
 ): TurnResult {
   return turnResult({
     status: "error",
+    reason: "setup_error",
     errors: [error],
     model: ids.model ?? "",
     provider: ids.provider ?? "",

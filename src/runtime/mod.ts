@@ -9,6 +9,7 @@ export {
 export { applyOverrides } from "./overrides.ts";
 export { type AgentTypeLookup, agentTypeOverrides } from "./agent_type.ts";
 export {
+  type HeadlessInfo,
   type HeadlessOutcome,
   type HeadlessRequest,
   type HeadlessRunOptions,
@@ -27,11 +28,17 @@ export { type ServedHost, servedHost } from "./served_host.ts";
 // catalog/ only through here (scripts/check_imports.ts), or through a small runtime module
 // (run_memory.ts, sessions.ts, catalogs.ts) when a command must not load the whole runtime.
 export type { EngineOverrides } from "../engine/deps.ts";
+export type { TurnLimits } from "../engine/budget.ts";
+export { usd } from "../engine/budget.ts";
+export { MAX_ROUNDS } from "../engine/turn.ts";
 export type { Engine } from "../engine/engine.ts";
+export { EVENT_SCHEMA_VERSION } from "../engine/events.ts";
 export type {
   EngineEvent,
   ToolCallRecord,
+  TurnContext,
   TurnError,
+  TurnReason,
   TurnResult,
   TurnStatus,
 } from "../engine/events.ts";

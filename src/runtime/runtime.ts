@@ -12,7 +12,10 @@ import type { SessionLog } from "../session/log.ts";
 import { MemorySession } from "../session/memory.ts";
 import { subAgentName } from "../session/naming.ts";
 import { SessionStore } from "../session/store.ts";
-import { denyAll } from "../tool/approval.ts";
+import { type Approver, denyAll } from "../tool/approval.ts";
+import { withConfiguredApprover } from "../tool/configured_approver.ts";
+import { toolContext } from "../tool/context.ts";
+import { HookRunner, type HooksConfig } from "../tool/hooks.ts";
 import { prepareSchemas, ToolRegistry } from "../tool/registry.ts";
 import { ToolSet } from "../tool/tool_set.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
@@ -24,6 +27,7 @@ import {
 } from "./connection.ts";
 import { applyOverrides } from "./overrides.ts";
 import { resolveWorktree } from "./worktree.ts";
+import { join } from "../util/posix_path.ts";
 
 /** What a front-end loads a runtime from: the worktree and the backend flags. */
 export interface RuntimeInit {
@@ -91,6 +95,7 @@ export class Runtime implements EngineFactory {
     },
   };
   #started?: Promise<string[]>;
+  #hooks?: HookRunner | null;
 
   constructor(parts: RuntimeParts) {
     this.worktree = parts.worktree;
@@ -248,6 +253,46 @@ export class Runtime implements EngineFactory {
     return connected;
   }
 
+  /**
+   * The worktree's hooks: the config's `hooks` (trust applied when it was loaded) and those the
+   * plugins registered; undefined when there are none.
+   */
+  get hooks(): HookRunner | undefined {
+    if (this.#hooks === undefined) {
+      const plugins = this.plugins.pluginHooks ?? [];
+      const configured = Object.keys(this.config.hooks ?? {}).length > 0;
+      this.#hooks = configured || plugins.length
+        ? new HookRunner(this.worktree, { config: this.config.hooks as HooksConfig, plugins })
+        : null;
+    }
+    return this.#hooks ?? undefined;
+  }
+
+  /**
+   * `base` behind the configured approver (PermissionRequest hooks; in a headless engine also the
+   * permission-prompt MCP tool); a flag approver (`--yes`, `--no`) stays as it is.
+   */
+  #approver(base: Approver, options: { headless: boolean; mcpTool?: string }): Approver {
+    return withConfiguredApprover(base, {
+      hooks: this.hooks,
+      transcript: (name) => join(this.sessions.dir, `${name}.json`),
+      permissionMode: this.config.mode === "plan" ? "plan" : "default",
+      mcpTool: options.headless ? options.mcpTool : undefined,
+      resolve: (name) => this.toolView().resolve(name),
+      category: (name) => this.toolView().resolve(name)?.category ?? "unknown",
+      context: (signal) =>
+        toolContext({
+          worktree: this.worktree,
+          config: this.config,
+          trusted: this.trusted,
+          headless: true,
+          session: "approver",
+          signal,
+        }),
+      timeoutS: this.config.approval_timeout,
+    });
+  }
+
   /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
   async engine(overrides: EngineOverrides = {}, parent?: Engine): Promise<Engine> {
     if (!parent) await this.start();
@@ -278,7 +323,13 @@ export class Runtime implements EngineFactory {
         hostFor: (tool) => this.hostFor(tool),
       },
       headless: overrides.headless ?? parent?.deps.headless ?? true,
-      approver: overrides.approver ?? denyAll,
+      approver: this.#approver(overrides.approver ?? denyAll, {
+        headless: overrides.headless ?? parent?.deps.headless ?? true,
+        mcpTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool ??
+          this.config["approver.mcp_tool"],
+      }),
+      permissionPromptTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool,
+      hooks: this.hooks,
       askHuman: overrides.askHuman ?? parent?.deps.askHuman,
       lead: overrides.lead,
       typePrompt: overrides.typePrompt,

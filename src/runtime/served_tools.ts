@@ -7,6 +7,7 @@ import type {
 import type { PermissionRecord } from "../shared/types.ts";
 import type { Approver } from "../tool/approval.ts";
 import { toolContext } from "../tool/context.ts";
+import type { ToolHooks } from "../tool/hook_gate.ts";
 import { invokeTool } from "../tool/invoke.ts";
 import { offeredTools } from "../tool/judge.ts";
 import type { Tool } from "../tool/types.ts";
@@ -23,6 +24,8 @@ export interface ServeToolsOptions {
   audit(record: PermissionRecord): Promise<void>;
   /** Aborted when the server shuts down: running tools are cancelled like a turn. */
   shutdown?: AbortSignal;
+  /** Where hook warnings go (the server's log). */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -30,7 +33,8 @@ export interface ServeToolsOptions {
  * `delegate` categories: no one can answer a question asked over MCP, and a sub-agent needs a
  * lead engine and a session. Each call goes through the one invocation
  * path: deny is refused, ask runs only for an authenticated client while `mcp_server.allow_ask` is
- * true (the client confirms, and the audit says so), allow runs. No session is written.
+ * true (the client confirms, and the audit says so), allow runs; the PreToolUse and PostToolUse
+ * hooks run as in a turn. No session is written.
  */
 export function servedTools(runtime: Runtime, options: ServeToolsOptions): ServiceTools {
   const served = () => {
@@ -76,9 +80,25 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
             host: tool.usesHost ? runtime.hostFor(tool) : undefined,
           }),
         audit: (inv) => options.audit(inv.audit),
+        hooks: servedHooks(runtime, options),
       });
       return { content: inv.content, ok: inv.ok };
     },
+  };
+}
+
+/**
+ * The PreToolUse and PostToolUse hooks of served calls (docs/hooks.md): the runtime's, with the
+ * session `mcp` (no transcript: served calls write no session); undefined without hooks.
+ */
+function servedHooks(runtime: Runtime, options: ServeToolsOptions): ToolHooks | undefined {
+  const runner = runtime.hooks;
+  if (!runner) return undefined;
+  return {
+    runner,
+    session: { id: SERVED_SESSION },
+    permissionMode: runtime.config.mode === "plan" ? "plan" : "default",
+    notice: options.warn ?? (() => {}),
   };
 }
 

@@ -17,6 +17,8 @@ export interface SessionMessage {
   reasoning?: string | boolean;
   tool_calls?: ChatToolCall[];
   usage?: Usage;
+  /** assistant: the round's cost in USD, when its model has a price. */
+  cost_usd?: number;
   finish_reason?: string | null;
   /** assistant: the round ended early (cancel or stream failure); content is what arrived. */
   partial?: boolean;

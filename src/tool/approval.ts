@@ -16,6 +16,11 @@ export interface Approval {
   by: ApprovalAuthor;
   /** Shown to the model instead of `[cancelled]` when the answer is deny. */
   message?: string;
+  /**
+   * A configured approver's rewrite of the arguments (`updatedInput`): validated against the
+   * tool's schema and judged by the policy again before the call runs.
+   */
+  updatedArgs?: Record<string, unknown>;
 }
 
 /** A question about one ask-gated tool call. */
@@ -27,6 +32,8 @@ export interface ApprovalRequest {
   reason: string;
   /** The session the call belongs to ("mcp" for served calls). */
   session: string;
+  /** The tool call's id (`tool_use_id` for hooks and permission-prompt tools). */
+  id?: string;
 }
 
 /** Answers ask-gated calls. Must not throw; a rejection counts as deny by the policy. */
@@ -35,9 +42,21 @@ export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promis
 /** The approver of a run with no one to ask: every ask-gated call is denied by the policy. */
 export const denyAll: Approver = () => Promise.resolve({ answer: "deny", by: "policy" });
 
-/** An approver that always gives `approval` (for `--yes`, `--no` and MCP clients). */
+const FLAG_APPROVERS = new WeakSet<Approver>();
+
+/**
+ * An approver that always gives `approval` (for `--yes`, `--no` and MCP clients). One whose
+ * author is `flag` overrides a configured approver (`isFlagApprover`).
+ */
 export function fixedApprover(approval: Approval): Approver {
-  return () => Promise.resolve(approval);
+  const approver: Approver = () => Promise.resolve(approval);
+  if (approval.by === "flag") FLAG_APPROVERS.add(approver);
+  return approver;
+}
+
+/** Whether `approver` is a run's `--yes` or `--no`, which no configured approver overrides. */
+export function isFlagApprover(approver: Approver): boolean {
+  return FLAG_APPROVERS.has(approver);
 }
 
 /**

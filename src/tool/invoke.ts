@@ -7,6 +7,13 @@ import type { Action, PermissionRecord } from "../shared/types.ts";
 import type { Approval, ApprovalMemory, Approver } from "./approval.ts";
 import { judgeToolCall, type PolicyScope, toolSandboxState, whyNotOffered } from "./judge.ts";
 import { loadZod, needsZod } from "./arg_schema.ts";
+import {
+  postToolUse,
+  preToolUse,
+  type PreToolVerdict,
+  revalidate,
+  type ToolHooks,
+} from "./hook_gate.ts";
 import { normalizeToolCall } from "./normalize.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { truncateAtLine } from "./text.ts";
@@ -45,6 +52,8 @@ export interface InvokeEnv {
   refusal?: string;
   /** Runs the tool under the caller's lock (a server shared with /chat turns). */
   exclusive?<T>(fn: () => Promise<T>): Promise<T>;
+  /** The PreToolUse and PostToolUse hooks (docs/hooks.md); absent where none run. */
+  hooks?: ToolHooks;
 }
 
 /** What happened to one call. `content` is capped at tool_max_result_chars. */
@@ -122,32 +131,109 @@ export async function invokeTool(call: ToolCallInput, env: InvokeEnv): Promise<I
   return inv;
 }
 
-/** Policy verdict, approval and execution of a normalized call; fills `inv`. */
+/** Hooks, policy verdict, approval and execution of a normalized call; fills `inv`. */
 async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promise<void> {
-  const sandbox = await toolSandboxState(tool, env.scope.config);
-  const verdict = judgeToolCall(tool, { args: inv.args, scope: env.scope, sandbox });
-  inv.decision = verdict.action;
-  inv.audit.action = verdict.action;
-  inv.audit.reason = verdict.reason;
+  const hooks = env.hooks;
+  const pre = hooks ? await preToolUse(tool, inv, { ...env, hooks }) : undefined;
+  if (pre?.args) inv.args = pre.args;
+  const verdict = await judge(tool, inv, env);
   if (verdict.action === "deny") {
     inv.content = `Error: ${tool.name} is not permitted (${verdict.reason})`;
     return;
   }
-  let approval: Approval | null = null;
-  if (verdict.action === "ask") {
-    approval = await approve(tool, inv, verdict.reason, env);
+  if (pre && hookRefuses(pre, inv)) return;
+  let reason = verdict.reason;
+  if (pre?.decision === "ask" && verdict.action === "allow") {
+    reason = `a PreToolUse hook asks${pre.reason ? `: ${pre.reason}` : ""}`;
+    inv.decision = inv.audit.action = "ask";
+    inv.audit.reason = reason;
+  }
+  if (inv.decision === "ask") {
+    const approval = pre?.decision === "allow" && pre.fromConfig
+      ? hookApproval(inv, pre.reason)
+      : await approve(tool, inv, reason, env);
     if (approval.answer === "deny") {
       inv.content = approval.message ?? CANCELLED;
       inv.audit.outcome = approval.by === "policy" ? "denied" : "rejected";
       inv.audit.by = approval.by;
+      if (approval.message && approval.by === "approver") {
+        inv.audit.reason += `; approver: ${approval.message}`;
+      }
       return markCancelled(inv, env.signal);
     }
+    if (approval.updatedArgs && !await takeRewrite(tool, inv, approval.updatedArgs, env)) return;
     inv.audit.outcome = "approved";
     inv.audit.by = approval.by;
     inv.audit.scope = approval.answer;
   } else inv.audit.outcome = "allowed";
   if (env.signal.aborted) return markCancelled(inv, env.signal);
-  const context = env.context(tool, { outsideApproved: verdict.outsideWorktree });
+  await execute(tool, inv, env, verdict.outsideWorktree);
+  if (hooks && !env.signal.aborted) inv.content += await postToolUse(tool, inv, { ...env, hooks });
+}
+
+/** The policy's verdict on `inv.args`, recorded in `inv`. */
+async function judge(tool: Tool, inv: Invocation, env: InvokeEnv) {
+  const sandbox = await toolSandboxState(tool, env.scope.config);
+  const verdict = judgeToolCall(tool, { args: inv.args, scope: env.scope, sandbox });
+  inv.decision = verdict.action;
+  inv.audit.action = verdict.action;
+  inv.audit.reason = verdict.reason;
+  return verdict;
+}
+
+/** A PreToolUse deny (or an invalid rewrite, or `continue: false`) ends the call; true then. */
+function hookRefuses(pre: PreToolVerdict, inv: Invocation): boolean {
+  const why = pre.invalid ??
+    (pre.decision === "deny" ? pre.reason || "denied by a PreToolUse hook" : pre.stop);
+  if (why === undefined) return false;
+  inv.decision = "deny";
+  inv.content = `Error: blocked by a PreToolUse hook: ${why}`;
+  inv.audit.outcome = "rejected";
+  inv.audit.by = "approver";
+  inv.audit.reason += `; PreToolUse hook: ${why}`;
+  return true;
+}
+
+/** An ask answered by an allow of the config's PreToolUse hooks. */
+function hookApproval(inv: Invocation, reason: string | undefined): Approval {
+  inv.audit.reason += `; allowed by a PreToolUse hook${reason ? `: ${reason}` : ""}`;
+  return { answer: "once", by: "approver" };
+}
+
+/**
+ * An approver's rewritten arguments: validated, then judged again (a deny wins); false when the
+ * call must not run.
+ */
+async function takeRewrite(
+  tool: Tool,
+  inv: Invocation,
+  updated: Record<string, unknown>,
+  env: InvokeEnv,
+): Promise<boolean> {
+  const rewritten = revalidate(tool, updated, env);
+  if (!("error" in rewritten)) {
+    inv.args = rewritten.args;
+    const again = await judge(tool, inv, env);
+    if (again.action !== "deny") return true;
+    inv.content = `Error: ${tool.name} is not permitted (${again.reason})`;
+    return false;
+  }
+  inv.decision = "deny";
+  inv.content = `Error: ${rewritten.error}`;
+  inv.audit.outcome = "rejected";
+  inv.audit.by = "approver";
+  inv.audit.reason += `; approver: ${rewritten.error}`;
+  return false;
+}
+
+/** Runs the tool (under the caller's lock when it has one) and records its output. */
+async function execute(
+  tool: Tool,
+  inv: Invocation,
+  env: InvokeEnv,
+  outsideApproved: boolean,
+): Promise<void> {
+  const context = env.context(tool, { outsideApproved });
   const run = () => runTool(tool, inv.args, context);
   const output = env.exclusive
     ? await env.exclusive(run).catch((err): ToolOutput => ({
@@ -176,7 +262,7 @@ async function approve(
     return { answer: "always", by: remembered };
   }
   if (env.signal.aborted) return { answer: "deny", by: "policy" };
-  const approval = await env.approver({ ...request, session: env.session }, env.signal)
+  const approval = await env.approver({ ...request, session: env.session, id: inv.id }, env.signal)
     .catch((): Approval => ({ answer: "deny", by: "policy" }));
   if (approval.answer === "always") env.memory?.remember(request, approval.by);
   return approval;

@@ -24,12 +24,14 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Bytes kept from the start and from the end of each stream. */
   keepBytes?: number;
+  /** Written to the child's stdin, which is then closed; default stdin is /dev/null. */
+  input?: string;
 }
 
 const KEEP_BYTES = 20 * 1024;
 const DRAIN_MS = 500;
 
-/** Runs `cmd args` with stdin from /dev/null; never throws for a child that fails to start. */
+/** Runs `cmd args` with stdin from /dev/null (or `input`); never throws for a child that fails to start. */
 export async function runProcess(
   cmd: string,
   args: string[],
@@ -44,7 +46,7 @@ export async function runProcess(
       cwd: options.cwd,
       env: options.env,
       clearEnv: true,
-      stdin: "null",
+      stdin: options.input === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
       detached: true, // setsid: the child leads a new process group
@@ -71,6 +73,7 @@ export async function runProcess(
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const out = capture(child.stdout, keep);
   const err = capture(child.stderr, keep);
+  if (options.input !== undefined) feed(child.stdin, options.input);
   try {
     const status = await child.status;
     clearTimeout(timer);
@@ -81,6 +84,12 @@ export async function runProcess(
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Writes `text` to a child's stdin and closes it; a child that does not read it is fine. */
+function feed(stdin: WritableStream<Uint8Array>, text: string): void {
+  const writer = stdin.getWriter();
+  writer.write(new TextEncoder().encode(text)).then(() => writer.close()).catch(() => {});
 }
 
 function notStarted(message: string, cancelled: boolean): ProcessResult {

@@ -13,7 +13,7 @@ export interface TextReply {
   /** Default "tool_calls" when tool_calls are given, else "stop"; null sends no finish chunk. */
   finish?: string | null;
   /** Sent in a final chunk after the finish chunk. */
-  usage?: Record<string, number>;
+  usage?: Record<string, unknown>;
   /** Split text and thinking into chunks of N characters (default 8). */
   chunkSize?: number;
   /** Delay between chunks in milliseconds. */

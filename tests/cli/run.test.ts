@@ -5,7 +5,10 @@ import { startFakeProvider } from "../_support/fake_provider.ts";
 Deno.test("svc run reads a file through a tool and answers, with the session on disk", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
   const fake = await startFakeProvider([
-    { tool_calls: [{ name: "read_file", arguments: { file: "notes.txt" } }] },
+    {
+      tool_calls: [{ name: "read_file", arguments: { file: "notes.txt" } }],
+      usage: { prompt_tokens: 4, completion_tokens: 2 },
+    },
     { text: "The secret word is PAPAYA.", usage: { prompt_tokens: 5, completion_tokens: 6 } },
   ]);
   const out = await svc([
@@ -24,22 +27,28 @@ Deno.test("svc run reads a file through a tool and answers, with the session on 
   const result = JSON.parse(out.stdout);
   assert.deepEqual(Object.keys(result).sort(), [
     "content",
+    "context",
+    "cost_usd",
     "duration",
     "errors",
     "model",
     "provider",
+    "reason",
+    "rounds",
     "session",
     "status",
     "thinking",
     "tool_calls",
     "usage",
   ]);
+  assert.deepEqual([result.reason, result.rounds], ["answered", 2]);
   assert.equal(result.status, "ok");
   assert.equal(result.content, "The secret word is PAPAYA.");
   assert.equal(result.model, "m");
   assert.equal(result.provider, "generic");
   assert.match(result.session, /^ses_\d{8}_\d{6}_read-notes-txt-and-tell-me-the-secret-wo$/);
-  assert.deepEqual(result.usage, { prompt_tokens: 5, completion_tokens: 6 });
+  assert.deepEqual(result.usage, { prompt_tokens: 9, completion_tokens: 8 });
+  assert.equal(result.cost_usd, null);
   assert.equal(fake.requests[1].body.messages.at(-1).content.includes("PAPAYA"), true);
   const stored = JSON.parse(
     await Deno.readTextFile(`${box.worktree}/.svc/sessions/${result.session}.json`),

@@ -38,7 +38,7 @@ Deno.test("missing and excess arguments and bad choices are usage errors with ex
     ],
     [
       ["run", "--output", "xml", "hi"],
-      "error: option '--output <format>' argument 'xml' is invalid. Allowed choices are text, json.",
+      "error: option '--output <format>' argument 'xml' is invalid. Allowed choices are text, json, stream-json.",
     ],
     [["frobnicate"], "error: unknown command 'frobnicate'"],
   ];

@@ -27,6 +27,7 @@ for (const breakWith of ["cut", "stall", "error"] as const) {
     const result = await h.engine.runTurn("go", { session: h.store.create("t") });
 
     const at = result.errors[0]?.at;
+    assert.equal(result.usage?.estimated, true);
     assert.equal(typeof at, "string");
     assert.deepEqual({ ...result, duration: 0, tool_calls: result.tool_calls.map(timeless) }, {
       content: "Reading a.\n\na is a.",
@@ -41,12 +42,19 @@ for (const breakWith of ["cut", "stall", "error"] as const) {
       }],
       errors: [{ ...ERRORS[breakWith], at }],
       duration: 0,
-      usage: null,
+      // Neither round reported usage: svc's estimate (issue 30).
+      usage: result.usage,
+      cost_usd: null,
       model: "fake-model",
       provider: "generic",
       session: "t",
       status: "ok",
+      // The second round answered; the estimate is of that round's request.
+      reason: "answered",
+      rounds: 2,
+      context: { estimated_tokens: result.context.estimated_tokens, window: null },
     });
+    assert.equal(result.context.estimated_tokens > 0, true);
 
     const call = {
       id: "call_0",

@@ -29,6 +29,7 @@ Deno.test({
       await disk.fill();
       const full = await chat("two");
       const path = `${disk.dir}/.svc/sessions/s.json`;
+      assert.equal(full.body.usage?.estimated, true);
       assert.deepEqual({ ...full, body: { ...full.body, duration: 0 } }, {
         status: 502,
         body: {
@@ -43,11 +44,16 @@ Deno.test({
             at: full.body.errors[0]?.at,
           }],
           duration: 0,
-          usage: null,
+          // The backend reported no usage: svc's estimate (issue 30).
+          usage: full.body.usage,
+          cost_usd: null,
           model: "m",
           provider: "generic",
           session: "s",
           status: "error",
+          reason: "session_write",
+          rounds: 1,
+          context: { estimated_tokens: full.body.context.estimated_tokens, window: null },
         },
       });
       await disk.free();

@@ -172,7 +172,12 @@ Deno.test("a bad session_id such as ../x is 400 and touches no file", async () =
 Deno.test("an unknown field is 400 rather than silently ignored", async () => {
   await using a = await app([{ text: "never" }]);
   const res = await a.call("POST", "/chat", { json: { prompt: "hi", session: "typo" } });
-  await refused(a, res, 400, "unknown field session; expected prompt and session_id");
+  await refused(
+    a,
+    res,
+    400,
+    "unknown field session; expected prompt, session_id, json_schema and json_retries",
+  );
 });
 
 Deno.test("GET /chat has no side effects: 405 with Allow: POST", async () => {

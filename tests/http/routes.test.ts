@@ -72,10 +72,14 @@ Deno.test("POST /chat with session_id runs a turn, persists it and /sessions lis
     tool_calls: [],
     errors: [],
     usage: { prompt_tokens: 3 },
+    cost_usd: null,
     model: "fake-model",
     provider: "generic",
     session: "demo",
     status: "ok",
+    reason: "answered",
+    rounds: 1,
+    context: { estimated_tokens: result.context.estimated_tokens, window: null },
   });
   assert.deepEqual(await (await a.call("GET", "/sessions")).json(), { sessions: ["demo"] });
   const stored = await a.store.read("demo");

@@ -106,6 +106,10 @@ const RESULT: TurnResult = {
   provider: "p",
   session: "s",
   status: "ok",
+  cost_usd: null,
+  reason: "answered",
+  rounds: 1,
+  context: { estimated_tokens: 0, window: null },
 };
 
 Deno.test("a turn on screen: thinking summary, answer lines, tool lines, no persisted status", async () => {

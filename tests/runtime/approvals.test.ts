@@ -53,6 +53,7 @@ Deno.test("an approval once runs one call; the next identical call asks again", 
     args: { text: "ls" },
     reason: "bash category is ask",
     session: "t",
+    id: "call_0",
   });
   assert.deepEqual(await audit(h, "t"), [
     { ...asked(), outcome: "approved", by: "user", scope: "once" },

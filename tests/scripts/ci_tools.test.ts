@@ -37,7 +37,7 @@ async function runTools(fakes: string[]) {
 }
 
 Deno.test(
-  "the CI installs ripgrep, git, script, bubblewrap, prlimit and curl with apt-get when they are missing (needs bash)",
+  "the CI installs ripgrep, git, script, bubblewrap, prlimit, curl and jq with apt-get when they are missing (needs bash)",
   {
     ignore: !BASH,
   },
@@ -46,12 +46,21 @@ Deno.test(
     assert.deepEqual(missing, {
       code: 0,
       stdout: "",
-      stderr: "installing ripgrep git bsdutils bubblewrap util-linux curl with apt-get: tests " +
+      stderr: "installing ripgrep git bsdutils bubblewrap util-linux curl jq with apt-get: tests " +
         "that need them run instead of being ignored\n",
       calls: "apt-get update -qq\napt-get install -y -qq ripgrep git bsdutils bubblewrap " +
-        "util-linux curl\n",
+        "util-linux curl jq\n",
     });
-    const present = await runTools(["apt-get", "rg", "git", "script", "bwrap", "prlimit", "curl"]);
+    const present = await runTools([
+      "apt-get",
+      "rg",
+      "git",
+      "script",
+      "bwrap",
+      "prlimit",
+      "curl",
+      "jq",
+    ]);
     assert.deepEqual(present, { code: 0, stdout: "", stderr: "", calls: "" });
   },
 );
@@ -59,7 +68,7 @@ Deno.test(
 Deno.test("without apt-get the CI says which tools are missing and goes on (needs bash)", {
   ignore: !BASH,
 }, async () => {
-  const out = await runTools(["git", "script", "bwrap", "prlimit", "curl"]);
+  const out = await runTools(["git", "script", "bwrap", "prlimit", "curl", "jq"]);
   assert.deepEqual(out, {
     code: 0,
     stdout: "",
