@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { allocatePort, isPortFree, PortsExhaustedError } from "../../src/fleet/ports.ts";
 
-Deno.test("port allocation takes prefer_port first, skips ports other agents hold and ports something listens on", () => {
+/** Whether `port` becomes free within a second: a closed listener's socket may linger briefly. */
+async function freedSoon(port: number): Promise<boolean> {
+  for (let i = 0; i < 50 && !isPortFree(port); i++) await new Promise((r) => setTimeout(r, 20));
+  return isPortFree(port);
+}
+
+Deno.test("port allocation takes prefer_port first, skips ports other agents hold and ports something listens on", async () => {
   const busy = Deno.listen({ hostname: "127.0.0.1", port: 28900 });
   try {
     assert.equal(isPortFree(28900), false);
@@ -21,7 +27,7 @@ Deno.test("port allocation takes prefer_port first, skips ports other agents hol
   } finally {
     busy.close();
   }
-  assert.equal(isPortFree(28900), true);
+  assert.equal(await freedSoon(28900), true);
 });
 
 Deno.test("an exhausted port range is an error that says what to do", () => {
