@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import { resolveWorktree } from "../runtime/worktree.ts";
 import { commaList, dollars, seconds, toolPermission, wholeNumber } from "./flags.ts";
+import { UsageError } from "../shared/usage_error.ts";
 import { exitCodeOf } from "./usage.ts";
 
 /** Flags every subcommand sees (`--path` before the subcommand, `--json` anywhere). */
@@ -36,6 +37,14 @@ function jobLimits(given: AddFlags): Record<string, number> | undefined {
   }
   if (given.maxCost !== undefined) limits.max_cost = dollars(given.maxCost, { flag: "--max-cost" });
   return Object.keys(limits).length ? limits : undefined;
+}
+
+/** Flags of `svc jobs run`. */
+interface RunFlags {
+  retry?: boolean;
+  verbose?: boolean;
+  output?: "text" | "json" | "stream-json";
+  includePartialMessages?: boolean;
 }
 
 type Jobs = typeof import("../jobs/commands.ts") & typeof import("../jobs/run_commands.ts");
@@ -197,12 +206,34 @@ function addRunCommands(cmd: Command, act: Act): void {
     .argument("<name>", "job name")
     .option("--no-retry", "one attempt, whatever the job's retries")
     .option("--verbose", "tool calls, attempts and status lines on stderr")
+    .addOption(
+      new Option(
+        "--output <format>",
+        "text (the answer), json (the run report, as --json) or stream-json (one JSON object per line)",
+      ).choices(["text", "json", "stream-json"]),
+    )
+    .option("--include-partial-messages", "with --output stream-json: text and thinking deltas")
     .action(act(async (j, worktree, name: string, _o: unknown, sub: Command) => {
-      const given = flags<JobsFlags & { retry?: boolean; verbose?: boolean }>(sub);
+      const given = flags<JobsFlags & RunFlags>(sub);
+      const output = given.output ?? (given.json ? "json" : "text");
+      if (given.json && output !== "json") {
+        throw new UsageError(`--json and --output ${output} cannot be combined`);
+      }
+      if (given.includePartialMessages && output !== "stream-json") {
+        throw new UsageError("--include-partial-messages needs --output stream-json");
+      }
       const { renderTextEvent } = await import("./render_text.ts");
+      const stream = output === "stream-json"
+        ? new (await import("./stream_json.ts")).StreamJsonOutput(given)
+        : undefined;
       return j.runNow(worktree, name, {
         ...given,
-        onEvent: (event) => renderTextEvent(event, { verbose: true, out: null }),
+        json: output === "json",
+        stream,
+        onEvent: (event) => {
+          stream?.event(event);
+          if (given.verbose) renderTextEvent(event, { verbose: true, out: null });
+        },
       });
     }));
 

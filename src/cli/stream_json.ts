@@ -1,11 +1,12 @@
 /**
- * `svc run --output stream-json`: the run as one JSON object per line on stdout (the mapping is
+ * `svc run --output stream-json` and `svc jobs run --output stream-json`: the run as one JSON
+ * object per line on stdout (the mapping is
  * the runtime's, src/runtime/stream_json.ts). Each line is encoded whole, newline included, and
  * written with one write (repeated only for what the OS did not take), so a reader that splits on
  * newlines never sees part of a line; stdout carries nothing else.
  */
 import { setupFailure } from "../runtime/headless.ts";
-import type { EngineEvent, HeadlessInfo, TurnResult } from "../runtime/mod.ts";
+import type { EngineEvent, HeadlessInfo, TurnError, TurnResult } from "../runtime/mod.ts";
 import {
   eventLines,
   initLine,
@@ -22,7 +23,7 @@ export function jsonLine(value: unknown): string {
   return `${JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")}\n`;
 }
 
-/** What the writer needs of `svc run`'s flags. */
+/** What the writer needs of `svc run`'s (or `svc jobs run`'s) flags. */
 export interface StreamJsonFlags {
   includePartialMessages?: boolean;
   yes?: boolean;
@@ -32,7 +33,10 @@ export interface StreamJsonFlags {
   sessionId?: string;
 }
 
-/** The stream of one `svc run`: init, the events as they happen, and always a result line. */
+/**
+ * The stream of one `svc run` or job run: init, the events as they happen, and always a result
+ * line.
+ */
 export class StreamJsonOutput {
   readonly #started = performance.now();
   readonly #flags: StreamJsonFlags;
@@ -79,7 +83,12 @@ export class StreamJsonOutput {
   /** A team's stage started or ended, as an svc event. */
   stage(stage: { stage: number; of: number; type: string; report?: unknown }): void {
     const { type: agent_type, ...rest } = stage;
-    this.#line(svcEventLine({ type: "stage", agent_type, ...rest }, { session_id: this.#session }));
+    this.svcEvent({ type: "stage", agent_type, ...rest });
+  }
+
+  /** An event of the front-end's own (a job's attempts and run) as a `system` / `svc_event` line. */
+  svcEvent(event: { type: string } & Record<string, unknown>): void {
+    this.#line(svcEventLine(event, { session_id: this.#session }));
   }
 
   /** The last line; later calls write nothing. */
@@ -91,10 +100,14 @@ export class StreamJsonOutput {
     this.#line(resultLine(result, { session_id, duration_ms }));
   }
 
-  /** A run that threw instead of returning a result still ends with a result line. */
-  unfinished(): void {
+  /**
+   * A run that threw (or, given `error`, failed before any turn) instead of returning a result
+   * still ends with a result line.
+   */
+  unfinished(
+    error: TurnError = { code: "internal", message: "the run ended without a result (see stderr)" },
+  ): void {
     if (this.#ended) return;
-    const error = { code: "internal", message: "the run ended without a result (see stderr)" };
     this.result(setupFailure(error, {
       model: this.#model,
       provider: this.#flags.provider,

@@ -3,7 +3,14 @@
  * fresh headless engine (through an injectable attempt runner) with a per-attempt timeout, and
  * exponential backoff between attempts. Timeout and backoff wait on the run's clock.
  */
-import type { EngineEvent, EngineOverrides, Session, TurnResult } from "../runtime/mod.ts";
+import { headlessInfo } from "../runtime/headless.ts";
+import type {
+  EngineEvent,
+  EngineOverrides,
+  HeadlessInfo,
+  Session,
+  TurnResult,
+} from "../runtime/mod.ts";
 import { readRunMemory, type SummaryModel } from "../runtime/run_memory.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { withSessionHooks } from "../runtime/session_hooks.ts";
@@ -29,6 +36,8 @@ export interface AttemptRequest {
   /** Aborts on the attempt's timeout and when the run is stopped. */
   signal: AbortSignal;
   onEvent?: (event: EngineEvent) => void;
+  /** The attempt's engine is built: what it runs with (`--output stream-json`'s init line). */
+  onReady?: (info: HeadlessInfo) => void;
 }
 
 /** How an attempt's turn ended, and the model that summarizes the run (null: the fallback). */
@@ -57,6 +66,7 @@ export const engineAttempt: AttemptRunner = async (request) => {
     schema: await compileAnswerSchema(request.job.json_schema, "the job's json_schema"),
     retries: request.job.json_retries,
   };
+  request.onReady?.(headlessInfo(runtime, engine));
   const result = await engine.runTurn(prompt, { session, signal, onEvent, structured });
   return { result, summary };
 };
@@ -74,13 +84,29 @@ export interface RunContext {
   clock: Clock;
   attempt: AttemptRunner;
   onEvent?: (event: EngineEvent) => void;
+  observer?: RunObserver;
   log: (line: string) => void;
   /** Aborts when the run is stopped (the caller's signal, a disable or remove of the job). */
   stop: AbortSignal;
 }
 
-/** A run's outcome, its attempt count and the model that summarizes it. */
-export type Attempted = RunOutcome & { attempts: number; summary: SummaryModel | null };
+/** What a front-end learns of each attempt as it runs (`svc jobs run --output stream-json`). */
+export interface RunObserver {
+  /** The attempt's engine is built: what it runs with, in the run's session. */
+  ready?(attempt: { attempt: number; total: number; session: string; info: HeadlessInfo }): void;
+  /** The attempt's turn ended (not called when its engine could not be built). */
+  ended?(attempt: { attempt: number; total: number; result: TurnResult }): void;
+}
+
+/**
+ * A run's outcome, its attempt count, the model that summarizes it and the last turn's stop
+ * reason when it was not a plain answer (`max_turns` for a run a limit truncated).
+ */
+export type Attempted = RunOutcome & {
+  attempts: number;
+  summary: SummaryModel | null;
+  reason?: TurnResult["reason"];
+};
 
 /** What every attempt of a run uses, built once. */
 interface Prepared {
@@ -191,6 +217,7 @@ async function attemptOnce(
       prompt: ready.prompt,
       signal: AbortSignal.any([stop, timeout.signal]),
       onEvent: ctx.onEvent,
+      onReady: (info) => ctx.observer?.ready?.({ attempt, total, session: session.name, info }),
     });
   } catch (err) {
     // The engine could not be built (a refused model, an unknown provider): retrying cannot help.
@@ -199,6 +226,8 @@ async function attemptOnce(
     ended.abort();
   }
   const { result, summary } = tried;
+  ctx.observer?.ended?.({ attempt, total, result });
+  const reason = result.reason === "answered" ? undefined : result.reason;
   const timedOut = timeout.signal.aborted && !stop.aborted;
   const verified = result.status === "ok" || result.status === "truncated";
   const error = verified
@@ -226,13 +255,22 @@ async function attemptOnce(
           session: sessionName,
           output,
           ...(error ? { error } : {}),
+          ...(reason ? { reason } : {}),
         },
       }),
   );
-  ctx.log(
-    `job ${job.name}: attempt ${attempt} of ${total}: ${status}${error ? ` (${error})` : ""}`,
-  );
-  return { verified, timedOut, output, error, session: sessionName, attempts: attempt, summary };
+  const why = error ?? (result.status === "truncated" ? reason : undefined);
+  ctx.log(`job ${job.name}: attempt ${attempt} of ${total}: ${status}${why ? ` (${why})` : ""}`);
+  return {
+    verified,
+    timedOut,
+    output,
+    error,
+    session: sessionName,
+    attempts: attempt,
+    summary,
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** The run fails at attempt `attempt` without an answer. */

@@ -11,7 +11,13 @@ import { jobSessionName } from "../runtime/sessions.ts";
 import { acquireDaemonLock } from "../util/daemon_lock.ts";
 import { type Clock, realClock } from "../util/time.ts";
 import { approvalOf, consumeOnce, grant as grantApproval, loadGrants } from "./approvals.ts";
-import { type Attempted, type AttemptRunner, attempts, engineAttempt } from "./attempts.ts";
+import {
+  type Attempted,
+  type AttemptRunner,
+  attempts,
+  engineAttempt,
+  type RunObserver,
+} from "./attempts.ts";
 import { readRegister, RegisterError, registerPath, updateJob } from "./register.ts";
 import type { Job } from "./schema.ts";
 import { authorized, finishRun, isDue, type RunOutcome, startRun } from "./states.ts";
@@ -30,6 +36,8 @@ export interface RunOptions {
   /** Aborting cancels the running attempt (saved as cancelled) and skips the rest. */
   signal?: AbortSignal;
   onEvent?: (event: EngineEvent) => void;
+  /** Each attempt's engine and turn result, as they come. */
+  observer?: RunObserver;
   /** Progress lines (attempt started, retrying, memory written). */
   log?: (line: string) => void;
   /** What the run reads the time from and waits on (timeout, backoff); default the real one. */
@@ -47,6 +55,8 @@ export interface RunReport extends RunOutcome {
   attempts: number;
   /** The memory file written, or null. */
   memory: string | null;
+  /** The last turn's stop reason when it was not a plain answer (`max_turns`, `max_cost`, ...). */
+  reason?: string;
 }
 
 /** A run that did not start: why (not due, not approved, running elsewhere, no such job). */
@@ -101,6 +111,7 @@ async function runLocked(options: RunOptions): Promise<RunReport | RunRefused> {
       clock,
       attempt: options.attempt ?? engineAttempt,
       onEvent: options.onEvent,
+      observer: options.observer,
       log,
       stop: AbortSignal.any([stop, stopped.signal]),
     });

@@ -54,6 +54,8 @@ export const AttemptSchema = z.object({
   by: z.enum(["daemon", "manual"]),
   output: z.string().optional(),
   error: z.string().optional(),
+  /** The turn's stop reason when it was not a plain answer (`max_turns`, `max_cost`, ...). */
+  reason: z.string().optional(),
 });
 export type Attempt = z.infer<typeof AttemptSchema>;
 

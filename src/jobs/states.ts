@@ -158,7 +158,13 @@ export function endAttempt(
     run: number;
     attempt: number;
     now: Date;
-    ended: { status: string; session: string | null; output?: string; error?: string };
+    ended: {
+      status: string;
+      session: string | null;
+      output?: string;
+      error?: string;
+      reason?: string;
+    };
   },
 ): void {
   const record = job.history.find((a) => a.run === run && a.attempt === attempt);
@@ -168,6 +174,7 @@ export function endAttempt(
   record.session = ended.session ?? record.session;
   if (ended.output) record.output = cut(ended.output, ATTEMPT_TEXT_MAX);
   if (ended.error) record.error = cut(ended.error, ATTEMPT_TEXT_MAX);
+  if (ended.reason) record.reason = ended.reason;
 }
 
 /**

@@ -213,7 +213,8 @@ export interface PluginHooks {
   register_fixtures?(fixtures: { add(fixture: EvalFixtureDef): void }): void | Promise<void>;
   /**
    * Hooks for the events of docs/hooks.md: `{event, matcher?, timeout?, run(input)}`, where `run`
-   * gets the event's JSON input and returns the output a hook command prints (bundled plugins).
+   * gets the event's JSON input and returns the output a hook command prints (a sandboxed
+   * plugin's `run` is a message to its Worker, under the time limit of plugin calls).
    */
   register_hooks?(hooks: { add(hook: PluginHookDef): void }): void | Promise<void>;
 }

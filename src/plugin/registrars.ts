@@ -21,7 +21,7 @@ export interface Registrations {
   skills: SkillDef[];
   services: ServiceDef[];
   fixtures: EvalFixtureDef[];
-  /** Hooks for the events of docs/hooks.md (in-process plugins only). */
+  /** Hooks for the events of docs/hooks.md (a sandboxed plugin's run in its Worker). */
   hooks: PluginHookDef[];
 }
 

@@ -159,6 +159,19 @@ export class PluginSandbox {
     );
   }
 
+  /**
+   * Runs one of the plugin's hooks in the Worker, under the time limit of plugin calls; resolves
+   * with what a hook command would print (its JSON output, or text).
+   */
+  async runHook(hook: number, input: Record<string, unknown>): Promise<string> {
+    const output = await this.#request(
+      (id) => ({ t: "hook", id, hook, input }),
+      {},
+      `hook ${hook}`,
+    );
+    return output.content;
+  }
+
   /** Stops the plugin for good (its process is killed); pending calls fail with `reason`. */
   stop(reason = "closed"): void {
     if (this.#stopped !== null) return;

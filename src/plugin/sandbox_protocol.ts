@@ -36,10 +36,22 @@ export interface CommandData {
   description: string;
 }
 
-/** Registrations as they cross: tools and commands as data, the rest as they were. */
+/**
+ * A hook (`register_hooks`) as data: everything but `run`; `id` is its number in the Worker,
+ * which a `hook` message names to run it.
+ */
+export interface HookData {
+  id: number;
+  event: string;
+  matcher?: string;
+  timeout?: number;
+  fail_closed?: boolean;
+}
+
+/** Registrations as they cross: tools, commands and hooks as data, the rest as they were. */
 export type RegistrationData =
-  & Omit<Registrations, "tools" | "commands">
-  & { tools: ToolData[]; commands: CommandData[] };
+  & Omit<Registrations, "tools" | "commands" | "hooks">
+  & { tools: ToolData[]; commands: CommandData[]; hooks?: HookData[] };
 
 /** The plain parts of a tool context; `config` only when the Worker has not seen `configId`. */
 export interface CallContext {
@@ -59,6 +71,8 @@ export type HostMessage =
   | { t: "load"; entry: string }
   | { t: "call"; id: number; tool: string; args: Record<string, unknown>; ctx: CallContext }
   | { t: "command"; id: number; name: string; args: string }
+  /** Run hook `hook` on the event's input; the result's content is what a command would print. */
+  | { t: "hook"; id: number; hook: number; input: Record<string, unknown> }
   | { t: "cancel"; id: number }
   /** The answer to a Worker's `ask` or `delegate` request `req`. */
   | { t: "answer"; req: number; value: unknown };

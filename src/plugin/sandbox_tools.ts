@@ -8,9 +8,10 @@
  */
 import * as z from "zod";
 import { CATEGORIES, type Category } from "../shared/types.ts";
+import { HOOK_EVENTS, type HookEvent, type PluginHookDef } from "../tool/hooks.ts";
 import type { Tool, ToolContext, ToolOutput } from "../tool/types.ts";
 import type { CommandDef } from "./api.ts";
-import type { CommandData, ToolData } from "./sandbox_protocol.ts";
+import type { CommandData, HookData, ToolData } from "./sandbox_protocol.ts";
 
 /** Largest JSON schema of one tool's arguments, in characters. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
@@ -21,6 +22,8 @@ const MAX_SCHEMA_DEPTH = 32;
 export interface SandboxChannel {
   callTool(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
   runCommand(name: string, args: string, io: { print(text: string): void }): Promise<void>;
+  /** Runs hook `id` in the plugin; resolves with what a hook command would print. */
+  runHook(id: number, input: Record<string, unknown>): Promise<string>;
 }
 
 /** A tool of a sandboxed plugin; throws (naming the tool) when its data is not acceptable. */
@@ -76,6 +79,49 @@ export function sandboxedCommand(data: CommandData, channel: SandboxChannel): Co
     description: String(data.description ?? ""),
     run: (args, io) => channel.runCommand(data.name, args, io),
   };
+}
+
+/**
+ * A hook of a sandboxed plugin: its data checked, its `run` a message to the plugin's Worker whose
+ * answer is read as a hook command's stdout is (a JSON object, text, or nothing).
+ */
+export function sandboxedHook(data: HookData, channel: SandboxChannel): PluginHookDef {
+  const refuse = (why: string) => new Error(`Invalid hook ${String(data?.event)}: ${why}`);
+  if (!Number.isInteger(data?.id) || data.id < 0) throw refuse(`"id" must be a whole number`);
+  if (!(HOOK_EVENTS as readonly string[]).includes(data.event)) {
+    throw refuse(`unknown event; events: ${HOOK_EVENTS.join(", ")}`);
+  }
+  if (
+    data.matcher !== undefined && (typeof data.matcher !== "string" || data.matcher.length > 1000)
+  ) {
+    throw refuse(`"matcher" must be a string of at most 1000 characters`);
+  }
+  if (data.timeout !== undefined && !(typeof data.timeout === "number" && data.timeout > 0)) {
+    throw refuse(`"timeout" must be a number of seconds above 0`);
+  }
+  if (data.fail_closed !== undefined && typeof data.fail_closed !== "boolean") {
+    throw refuse(`"fail_closed" must be true or false`);
+  }
+  const { id } = data;
+  return {
+    event: data.event as HookEvent,
+    ...(data.matcher !== undefined ? { matcher: data.matcher } : {}),
+    ...(data.timeout !== undefined ? { timeout: data.timeout } : {}),
+    ...(data.fail_closed !== undefined ? { fail_closed: data.fail_closed } : {}),
+    run: async (input) => printedValue(await channel.runHook(id, input)),
+  };
+}
+
+/** What a hook printed, as the value it stands for: nothing, a JSON object or text. */
+function printedValue(printed: string): unknown {
+  const text = printed.trim();
+  if (!text) return undefined;
+  if (!text.startsWith("{")) return text;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`printed invalid JSON: ${(err as Error).message}`);
+  }
 }
 
 /** A zod object schema from a tool's JSON schema, within size and depth limits. */

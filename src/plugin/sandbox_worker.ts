@@ -12,10 +12,11 @@ import * as z from "zod";
 import { argSchema, useZod } from "../tool/arg_schema.ts";
 import { toolContext } from "../tool/context.ts";
 import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
-import type { CommandDef } from "./api.ts";
+import type { CommandDef, PluginHookDef } from "./api.ts";
 import { emptyRegistrations, HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
 import {
   type CallContext,
+  type HookData,
   type HostMessage,
   MAX_RESULT_CHARS,
   type RegistrationData,
@@ -26,6 +27,8 @@ import {
 const post = (message: WorkerMessage) => self.postMessage(message);
 const tools = new Map<string, Tool>();
 const commands = new Map<string, CommandDef>();
+/** The registered hooks; a hook's index is its id in the data svc gets. */
+const hooks: PluginHookDef[] = [];
 const running = new Map<number, AbortController>();
 const waiting = new Map<number, (value: unknown) => void>();
 /** Configs by id, as svc sent them; a handful at most (one per engine setting). */
@@ -49,6 +52,9 @@ self.onmessage = (event: MessageEvent<HostMessage>) => {
       break;
     case "command":
       command(message.id, message.name, message.args);
+      break;
+    case "hook":
+      hook(message.id, message.hook, message.input);
       break;
     case "cancel":
       running.get(message.id)?.abort();
@@ -82,7 +88,7 @@ async function load(entry: string): Promise<void> {
     return;
   }
   // The lists stay plain data: tools and commands are posted as ToolData and CommandData.
-  const data: RegistrationData = { ...emptyRegistrations(), tools: [], commands: [] };
+  const data: RegistrationData = { ...emptyRegistrations(), tools: [], commands: [], hooks: [] };
   for (const { hook, kind, key } of HOOKS) {
     const fn = mod[hook];
     if (fn === undefined) continue;
@@ -131,9 +137,7 @@ async function load(entry: string): Promise<void> {
 /** The plain-data form of one registered item; throws what the plugin must change. */
 function asData(kind: keyof Registrations, item: Record<string, unknown>): unknown {
   if (kind === "tools") return toolData(item as unknown as Tool);
-  if (kind === "hooks") {
-    throw new Error("Invalid hook: only bundled (in-process) plugins can register hooks so far");
-  }
+  if (kind === "hooks") return hookData(item as unknown as PluginHookDef);
   if (kind === "commands") {
     return { name: String(item.name), description: String(item.description ?? "") };
   }
@@ -149,6 +153,26 @@ function asData(kind: keyof Registrations, item: Record<string, unknown>): unkno
     }
     throw new Error(`Invalid ${kind} item ${id}: only plain data can be registered`);
   }
+}
+
+/** A hook as data (its `run` stays here, under the id the data names). */
+function hookData(def: PluginHookDef): HookData {
+  const optional = <T>(key: string, value: unknown, type: string): T | undefined => {
+    if (value === undefined || typeof value === type) return value as T | undefined;
+    throw new Error(`Invalid hook ${def.event}: "${key}" must be a ${type}`);
+  };
+  const matcher = optional<string>("matcher", def.matcher, "string");
+  const timeout = optional<number>("timeout", def.timeout, "number");
+  const failClosed = optional<boolean>("fail_closed", def.fail_closed, "boolean");
+  const data: HookData = {
+    id: hooks.length,
+    event: def.event,
+    ...(matcher !== undefined ? { matcher } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(failClosed !== undefined ? { fail_closed: failClosed } : {}),
+  };
+  hooks.push(def);
+  return data;
 }
 
 function toolData(tool: Tool): ToolData {
@@ -292,6 +316,29 @@ async function command(id: number, name: string, args: string): Promise<void> {
     return;
   }
   post({ t: "result", id, output: { content: "" } });
+}
+
+/** Runs a hook; the result is what a hook command would print: JSON, text or nothing. */
+async function hook(id: number, index: number, input: Record<string, unknown>): Promise<void> {
+  let printed: string;
+  try {
+    const def = hooks[index];
+    if (!def) throw new Error(`no hook ${index} in this plugin`);
+    const value = await def.run(input);
+    printed = value === undefined || value === null
+      ? ""
+      : typeof value === "string"
+      ? value
+      : JSON.stringify(value);
+  } catch (err) {
+    post({ t: "error", id, message: describe(err) });
+    return;
+  }
+  if (printed.length > MAX_RESULT_CHARS) {
+    post({ t: "error", id, message: `its output is over ${MAX_RESULT_CHARS} characters` });
+    return;
+  }
+  post({ t: "result", id, output: { content: printed } });
 }
 
 function plainOutput(out: unknown): ToolOutput {

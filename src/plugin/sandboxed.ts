@@ -15,9 +15,14 @@ import type { Registrations } from "./registrars.ts";
 import { checkedData } from "./sandbox_data.ts";
 import { PluginSandbox } from "./sandbox_host.ts";
 import type { RegistrationData } from "./sandbox_protocol.ts";
-import { type SandboxChannel, sandboxedCommand, sandboxedTool } from "./sandbox_tools.ts";
+import {
+  type SandboxChannel,
+  sandboxedCommand,
+  sandboxedHook,
+  sandboxedTool,
+} from "./sandbox_tools.ts";
 
-/** What runs a sandboxed plugin's tools and commands, and stops it. */
+/** What runs a sandboxed plugin's tools, commands and hooks, and stops it. */
 export interface SandboxHandle extends SandboxChannel {
   stop(reason?: string): void;
 }
@@ -131,7 +136,14 @@ function rebuild(data: RegistrationData, channel: SandboxChannel): Registrations
       throw new Error(`register_commands failed: ${(err as Error).message}`);
     }
   });
-  return { ...checkedData(data), tools, commands, hooks: [] };
+  const hooks = list<Parameters<typeof sandboxedHook>[0]>(data?.hooks).map((hook) => {
+    try {
+      return sandboxedHook(hook, channel);
+    } catch (err) {
+      throw new Error(`register_hooks failed: ${(err as Error).message}`);
+    }
+  });
+  return { ...checkedData(data), tools, commands, hooks };
 }
 
 /**
@@ -166,6 +178,10 @@ class LazySandbox implements SandboxHandle {
 
   async runCommand(name: string, args: string, io: { print(text: string): void }): Promise<void> {
     return (await this.#sandbox()).runCommand(name, args, io);
+  }
+
+  async runHook(id: number, input: Record<string, unknown>): Promise<string> {
+    return (await this.#sandbox()).runHook(id, input);
   }
 
   stop(reason = "closed"): void {

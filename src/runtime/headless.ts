@@ -3,6 +3,7 @@
  * (as an agent type when one is named), then one turn or a team's stages. The front-end maps
  * flags in and renders events and the result out; what it runs is built here.
  */
+import type { Engine } from "../engine/engine.ts";
 import type { EngineEvent, TurnError, TurnResult } from "../engine/events.ts";
 import { turnResult } from "../engine/result.ts";
 import type { StructuredAnswer } from "../engine/structured.ts";
@@ -120,17 +121,7 @@ export async function prepareHeadless(
   return {
     kind: "ready",
     session: session.name,
-    info: {
-      worktree: runtime.worktree,
-      provider: engine.deps.provider,
-      model: engine.deps.model,
-      tools: engine.offeredTools().map((tool) => tool.name),
-      mode: engine.deps.config.mode ?? "build",
-      mcp_servers: runtime.config["mcp.servers"].map(({ name, autoconnect }) => ({
-        name,
-        autoconnect,
-      })),
-    },
+    info: headlessInfo(runtime, engine),
     run: async ({ signal, onEvent, onStage }) => {
       const warn = (message: string) => onEvent?.({ type: "warning", message });
       await sessionStart(runtime, session, {
@@ -148,6 +139,21 @@ export async function prepareHeadless(
         await sessionEnd(runtime, session, { reason: "other", warn });
       }
     },
+  };
+}
+
+/** What a headless engine runs with: the `init` line of `--output stream-json` (runs and jobs). */
+export function headlessInfo(runtime: Runtime, engine: Engine): HeadlessInfo {
+  return {
+    worktree: runtime.worktree,
+    provider: engine.deps.provider,
+    model: engine.deps.model,
+    tools: engine.offeredTools().map((tool) => tool.name),
+    mode: engine.deps.config.mode ?? "build",
+    mcp_servers: runtime.config["mcp.servers"].map(({ name, autoconnect }) => ({
+      name,
+      autoconnect,
+    })),
   };
 }
 

@@ -10,6 +10,7 @@ export { applyOverrides } from "./overrides.ts";
 export { type AgentTypeLookup, agentTypeOverrides } from "./agent_type.ts";
 export {
   type HeadlessInfo,
+  headlessInfo,
   type HeadlessOutcome,
   type HeadlessRequest,
   type HeadlessRunOptions,

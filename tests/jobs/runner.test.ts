@@ -119,3 +119,32 @@ Deno.test("in an untrusted worktree a task file that leads outside it (../ path,
   assert.ok(!("refused" in inside));
   assert.equal(inside.state, "verified");
 });
+
+Deno.test("a job's turn limit ends its runaway run truncated; in an untrusted worktree it is kept only where lower than the config's", async () => {
+  for (const trusted of [true, false]) {
+    let round = 0;
+    await using w = await world({
+      trusted,
+      reply: (body) =>
+        body.stream === false ? { text: "memory" } : {
+          tool_calls: [{ name: "list_dir", arguments: { path: "." }, id: `call_${++round}` }],
+        },
+    });
+    const config = `${w.home}/.config/svc/config.json`;
+    const global = JSON.parse(await Deno.readTextFile(config));
+    await Deno.writeTextFile(config, JSON.stringify({ ...global, "limits.max_turns": 3 }));
+    const rounds = async (name: string, max_turns: number) => {
+      await w.add(name, { schedule: null, limits: { max_turns } }, true);
+      const before = round;
+      const report = await w.run(name);
+      assert.ok(!("refused" in report));
+      assert.deepEqual([report.state, report.reason], ["verified", "max_turns"]);
+      assert.equal((await w.job(name)).history[0].reason, "max_turns");
+      return round - before;
+    };
+    // Lower than the config's 3: kept wherever the register came from.
+    assert.equal(await rounds("low", 1), 1);
+    // Higher: the user's own register raises it; a cloned one cannot.
+    assert.equal(await rounds("high", 5), trusted ? 5 : 3, `trusted: ${trusted}`);
+  }
+});

@@ -234,3 +234,32 @@ Deno.test("at the end of input svc mcp answers every pending request before it e
   assert.match(answers.get(2)!.result.content[0].text, /late/);
   assert.match(answers.get(3)!.result.content[0].text, /1\s+alpha/);
 });
+
+Deno.test("hook warnings on a tool called over svc mcp go to stderr, never to the JSON-RPC stdout", async () => {
+  await using box = await worktree();
+  await Deno.mkdir(`${box.home}/.config/svc`, { recursive: true });
+  const hook = (command: string) => [{ matcher: "Read", hooks: [{ type: "command", command }] }];
+  await Deno.writeTextFile(
+    `${box.home}/.config/svc/config.json`,
+    JSON.stringify({
+      hooks: {
+        PreToolUse: hook(`echo '{"systemMessage": "reads are watched"}'`),
+        PostToolUse: hook("echo not json"),
+      },
+    }),
+  );
+  const mcp = spawnMcp(box.worktree, box.env);
+  await mcp.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "file_read", arguments: { path: "notes.txt" }, _meta: ENVELOPE },
+  });
+  const read = await mcp.response(1);
+  assert.match(read.result.content[0].text, /1\s+alpha/);
+  const { code, stderr } = await mcp.finish();
+  assert.equal(code, 0);
+  assert.match(stderr, /svc mcp: warning: reads are watched\n/);
+  assert.match(stderr, /svc mcp: warning: PostToolUse hook `echo not json` printed output that/);
+  assert.deepEqual(mcp.lines.map((m) => m.id), [1]);
+});
