@@ -15,6 +15,8 @@ import { evalCommand } from "./eval_cmd.ts";
 import { jobsCommand } from "./jobs_cmd.ts";
 import { fleetCommand } from "./fleet_cmd.ts";
 import { sandboxCommand } from "./sandbox_cmd.ts";
+import { undoCommand } from "./undo_cmd.ts";
+import { sessionsCommand } from "./sessions_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Each top-level command by name, built on demand. */
@@ -33,6 +35,8 @@ const COMMANDS: ReadonlyArray<readonly [string, (setExit: (code: number) => void
   ["jobs", jobsCommand],
   ["fleet", fleetCommand],
   ["sandbox", sandboxCommand],
+  ["sessions", sessionsCommand],
+  ["undo", undoCommand],
 ];
 
 /**
@@ -43,7 +47,9 @@ const COMMANDS: ReadonlyArray<readonly [string, (setExit: (code: number) => void
 export function buildProgram(setExit: (code: number) => void, only?: string): Command {
   const program = new Command("svc")
     .description(
-      "svc: a local agent runtime. With no arguments in a terminal, svc opens the interactive REPL.",
+      "svc: a local agent runtime. With no arguments in a terminal, svc opens the interactive REPL; " +
+        "svc --continue opens it on the worktree's most recent session, svc --resume [session] on " +
+        "a saved one (a name or a unique prefix; without one, a picker).",
     )
     .version(VERSION, "-v, --version", "print the installed version");
   for (const [name, build] of COMMANDS) {
@@ -70,6 +76,9 @@ const OUTPUT = {
   getErrHelpWidth: () => Deno.stderr.isTerminal() ? Deno.consoleSize().columns : 80,
 };
 
+/** First arguments that open the REPL (repl_action.ts parses them; kept here so it loads lazily). */
+const REPL_START = new Set(["--continue", "-c", "--resume", "-r"]);
+
 /** Parses argv with the commander program and returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {
   if (Deno.env.get("SVC_FROM_TASK")) {
@@ -77,9 +86,10 @@ export async function runCli(args: string[]): Promise<number> {
     if (cwd) Deno.chdir(cwd);
   }
   await cleanConfigDir();
-  if (args.length === 0) {
+  // `svc`, `svc --continue`, `svc --resume [session]`: the REPL.
+  if (args.length === 0 || REPL_START.has(args[0].split("=")[0])) {
     const { openRepl } = await import("./repl_action.ts");
-    return await openRepl();
+    return await openRepl(args);
   }
   let exitCode = 0;
   // `svc run ...` builds only `run`; `svc --help`, `svc help` or a misspelt command build all,

@@ -1,4 +1,5 @@
 import type { EngineEvent } from "../runtime/mod.ts";
+import { compactionNote } from "../runtime/context_figure.ts";
 import { visibleControls } from "../util/terminal_text.ts";
 import { cutText } from "../util/text_cut.ts";
 
@@ -45,6 +46,9 @@ export function renderTextEvent(
       break;
     case "status":
       if (options.verbose) note(visibleControls(event.message));
+      break;
+    case "compaction":
+      if (event.trigger === "auto" || options.verbose) note(compactionNote(event));
       break;
     case "done":
       if (options.verbose) {

@@ -16,10 +16,12 @@ import { renderTextEvent } from "./render_text.ts";
 import { StreamJsonOutput } from "./stream_json.ts";
 import { type StructuredFlags, structuredOf } from "./structured_flags.ts";
 import { type LimitFlags, limitsOf, usageLine } from "./limit_flags.ts";
+import { contextFigure } from "../runtime/context_figure.ts";
 import { USAGE_EXIT } from "./usage.ts";
+import { type RunSessionFlags, runSessionTarget } from "./run_session.ts";
 
 /** Flags of `svc run`. */
-export interface RunFlags extends StructuredFlags, LimitFlags {
+export interface RunFlags extends StructuredFlags, LimitFlags, RunSessionFlags {
   prompt?: string;
   provider?: string;
   model?: string;
@@ -28,7 +30,6 @@ export interface RunFlags extends StructuredFlags, LimitFlags {
   /** With `--output stream-json`: text and thinking deltas as `stream_event` lines. */
   includePartialMessages?: boolean;
   verbose?: boolean;
-  sessionId?: string;
   yes?: boolean;
   no?: boolean;
   /** The MCP tool that answers ask-gated calls (`--yes` and `--no` override it). */
@@ -60,6 +61,8 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   const limits = limitsOf(flags);
   if ("problem" in limits) return usage(limits.problem);
   const { prompt, structured } = asked;
+  const target = await runSessionTarget(flags);
+  if ("problem" in target) return usage(target.problem);
   const json = flags.output === "json";
   // stream-json: one JSON line per event on stdout, always ending with a result line.
   const stream = flags.output === "stream-json" ? new StreamJsonOutput(flags) : null;
@@ -79,10 +82,10 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     for (const warning of started) {
       console.error(`warning: ${visibleControls(warning)}`);
     }
-    const { sessionId, type, team } = flags;
+    const { type, team } = flags;
     setup = await prepareHeadless(runtime, {
       prompt,
-      sessionId,
+      ...target,
       type,
       team,
       approver,
@@ -91,7 +94,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
       ...limits,
     });
   } catch (err) {
-    return failEarly((err as Error).message, json, flags);
+    return failEarly((err as Error).message, json, { ...flags, sessionId: target.sessionId });
   }
   if (setup.kind === "unknown") return usage(setup.message);
   if (setup.kind === "session_write") {
@@ -121,7 +124,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     else endAnswer(result, { structured: Boolean(structured), write });
     stdout.flush();
     if (!json && result.status !== "ok") console.error(`status: ${result.status}`);
-    if (flags.verbose) console.error(usageLine(result));
+    if (flags.verbose) console.error(`${usageLine(result)}\n${contextFigure(result.context)}`);
     const stopSignal = signals.stopSignal();
     if (stopSignal && result.status === "cancelled") return 128 + STOP_SIGNALS[stopSignal];
     return exitCodeFor(result.status);

@@ -31,6 +31,10 @@ export function runCommand(setExit: (code: number) => void): Command {
     .option("--max-cost <usd>", "end the turn once its cost reaches this many US dollars")
     .option("--verbose", "show thinking, tool results, status lines and usage on stderr")
     .option("--session-id <name>", "load or create this persistent session")
+    .option("-c, --continue", "continue the worktree's most recent session")
+    .option("-r, --resume <session>", "continue a saved session (its name or a unique prefix)")
+    .option("--fork <session>", "start a new session from a copy of a saved one's history")
+    .option("--fork-at <turn>", "with --fork: copy the history up to this turn (default all)")
     .option("--yes", "approve ask-gated tool calls")
     .option("--no", "deny ask-gated tool calls explicitly (the default when headless)")
     .option(

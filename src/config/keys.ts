@@ -88,6 +88,9 @@ export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
   stream_ping_timeout: "set",
   connect_check: "set",
   compact_keep: "set",
+  // A wrong window only compacts sooner, or later (an overflow is compacted and sent again).
+  context_window: "set",
+  "compaction.threshold": "set",
   delegate_echo: "set",
   glyph_lines: "set",
   tool_status_visible: "set",

@@ -214,6 +214,17 @@ export const ConfigSchema = z.strictObject({
   stream_ping_timeout: z.number().min(0).default(600),
   connect_check: z.boolean().default(true),
   compact_keep: z.number().int().min(0).default(4),
+  /**
+   * The model's context window in tokens (docs/sessions.md#automatic-compaction): one number, or
+   * one per model keyed `"<provider>/<model>"` or `"<model>"`; unset: what the backend reports,
+   * else 32,768.
+   */
+  context_window: z.union([
+    z.number().int().positive(),
+    z.record(z.string(), z.number().int().positive()),
+  ]).optional(),
+  /** Compact before a round whose request would pass this share of the window (0: never). */
+  "compaction.threshold": z.number().min(0).max(1).default(0.8),
   delegate_echo: z.boolean().default(true),
   glyph_lines: z.boolean().default(true),
   tool_status_visible: z.boolean().default(true),

@@ -1,5 +1,6 @@
 import type { ChatToolCall } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
+import type { TurnCheckpoint } from "../session/checkpoint_record.ts";
 import type { ApprovalMemory } from "../tool/approval.ts";
 import { toolContext } from "../tool/context.ts";
 import type { ToolHooks } from "../tool/hook_gate.ts";
@@ -29,6 +30,8 @@ export interface CallEnv {
   memory: ApprovalMemory;
   ask(request: AskRequest): Promise<string | null>;
   delegate(type: string, task: string): Promise<ToolOutput>;
+  /** The turn's checkpoint (svc undo); absent where none is kept (in-memory sessions, /tool). */
+  checkpoint?: TurnCheckpoint;
 }
 
 /** The invocation environment of an engine turn; `audit` is where the caller persists. */
@@ -47,6 +50,7 @@ export function engineInvokeEnv(
     signal: env.signal,
     audit,
     ...(deps.hooks ? { hooks: toolHooks(deps, env) } : {}),
+    ...(env.checkpoint ? { beforeRun: checkpointShell(env.checkpoint) } : {}),
     context: (tool, call) =>
       toolContext({
         ...call,
@@ -60,8 +64,17 @@ export function engineInvokeEnv(
         delegate: env.delegate,
         status: (message) => env.emit({ type: "status", message }),
         host: tool.usesHost ? deps.tools.hostFor?.(tool) : undefined,
+        beforeWrite: env.checkpoint
+          ? (path) => env.checkpoint!.beforeWrite(path, tool.name)
+          : undefined,
       }),
   };
+}
+
+/** Shell commands (`bash` category tools) are listed in the checkpoint before they run. */
+function checkpointShell(checkpoint: TurnCheckpoint): InvokeEnv["beforeRun"] {
+  return (tool, args) =>
+    tool.category === "bash" ? checkpoint.beforeShell(tool.name, args) : Promise.resolve();
 }
 
 /** The hooks of an engine's calls: warnings go out as `warning` events. */

@@ -1,6 +1,7 @@
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
-import { cutText } from "../util/text_cut.ts";
+import type { SessionMessage } from "../session/types.ts";
+import { cutText, tailText } from "../util/text_cut.ts";
 
 export type CompactionResult =
   | { ok: true; summarized: number; kept: number }
@@ -14,30 +15,27 @@ export type CompactionResult =
 export async function compactSession(
   session: SessionLog,
   client: ChatClient,
-  options: { model: string; keep: number; reasoning?: Reasoning; signal?: AbortSignal },
+  options: {
+    model: string;
+    keep: number;
+    reasoning?: Reasoning;
+    signal?: AbortSignal;
+    /** What made this compaction; stored on the summary record as `compaction`. */
+    record?: SessionMessage["compaction"];
+    /** The transcript sent for summary is cut to this many characters (its newest end kept). */
+    maxChars?: number;
+  },
 ): Promise<CompactionResult> {
   const { model, keep, reasoning, signal } = options;
   const log = session.data.messages;
-  let start = 0;
-  let previous = "";
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (log[i].compact_from !== undefined) {
-      start = log[i].compact_from!;
-      previous = log[i].content ?? "";
-      break;
-    }
-  }
-  let boundary = log.length - keep;
-  while (boundary > start && log[boundary]?.role !== "user") boundary--;
-  const slice = log.slice(start, boundary).filter((m) =>
-    m.compact_from === undefined && m.role !== "command"
+  const plan = compactionPlan(log, keep);
+  if (!plan) return { ok: false, message: "Nothing to compact yet" };
+  const { boundary, previous, slice } = plan;
+  const transcript = tailText(
+    slice.map((m) => `${m.role}${m.name ? ` (${m.name})` : ""}: ${cutText(m.content ?? "", 4000)}`)
+      .join("\n"),
+    options.maxChars ?? Infinity,
   );
-  if (boundary <= start || slice.length === 0) {
-    return { ok: false, message: "Nothing to compact yet" };
-  }
-  const transcript = slice.map((m) =>
-    `${m.role}${m.name ? ` (${m.name})` : ""}: ${cutText(m.content ?? "", 4000)}`
-  ).join("\n");
   const reply = await client.chatNonStreaming({
     model,
     max_tokens: 1500,
@@ -60,6 +58,34 @@ export async function compactSession(
     content: reply.content.trim(),
     timestamp: new Date().toISOString(),
     compact_from: boundary,
+    ...(options.record ? { compaction: options.record } : {}),
   });
   return { ok: true, summarized: slice.length, kept: log.length - 1 - boundary };
+}
+
+/**
+ * Where a compaction would cut `log`: the last summary's start and text, the boundary (the last
+ * `keep` messages moved back to a user message) and the messages to summarize; null when there is
+ * nothing to summarize yet.
+ */
+export function compactionPlan(
+  log: readonly SessionMessage[],
+  keep: number,
+): { boundary: number; previous: string; slice: SessionMessage[] } | null {
+  let start = 0;
+  let previous = "";
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (log[i].compact_from !== undefined) {
+      start = log[i].compact_from!;
+      previous = log[i].content ?? "";
+      break;
+    }
+  }
+  let boundary = log.length - keep;
+  while (boundary > start && log[boundary]?.role !== "user") boundary--;
+  if (boundary <= start) return null;
+  const slice = log.slice(start, boundary).filter((m) =>
+    m.compact_from === undefined && m.role !== "command"
+  );
+  return slice.length ? { boundary, previous, slice } : null;
 }

@@ -2,9 +2,9 @@ import type { ChatRequest } from "../provider/types.ts";
 import type { TurnContext } from "./events.ts";
 
 /**
- * The context of one request: about a quarter of its characters (message contents, tool-call
- * arguments and tool schemas), as the REPL's status line estimates a session's context size, and
- * the model's window when svc knows it (it knows none yet: no config key or model table gives one).
+ * The raw size of one request: about a quarter of its characters (message contents, tool-call
+ * arguments and tool schemas), as the REPL's status line estimates a session's context size. The
+ * turn calibrates it and adds the window (ContextGauge in auto_compact.ts).
  */
 export function requestContext(request: ChatRequest): TurnContext {
   let chars = 0;

@@ -66,30 +66,53 @@ export class Engine {
 
   /**
    * Compacts a session's context with this engine's model (`compact_keep` messages kept), after
-   * the PreCompact hooks (`trigger` default manual), which may block it; their warnings go to
-   * `onEvent`.
+   * the PreCompact hooks (`trigger` default manual), which may block it; their warnings and the
+   * `compaction` event go to `onEvent`. An automatic one says why (`reason`) and how full the
+   * context was (`context`); the summary record stores both.
    */
   async compact(
     session: SessionLog,
     signal?: AbortSignal,
-    options: { trigger?: "manual" | "auto"; onEvent?: (event: EngineEvent) => void } = {},
+    options: {
+      trigger?: "manual" | "auto";
+      onEvent?: (event: EngineEvent) => void;
+      reason?: "threshold" | "overflow";
+      context?: { estimated_tokens: number; window: number };
+      /** The summary request's transcript is cut to this many characters. */
+      maxChars?: number;
+    } = {},
   ): Promise<CompactionResult> {
     const { client, model, config } = this.deps;
+    const trigger = options.trigger ?? "manual";
+    const emit = options.onEvent ?? (() => {});
     const blocked = await preCompactHooks(this.deps, {
       session,
       signal: signal ?? new AbortController().signal,
-      emit: options.onEvent ?? (() => {}),
-      trigger: options.trigger ?? "manual",
+      emit,
+      trigger,
     });
     if (blocked !== undefined) {
       return { ok: false, message: `blocked by a PreCompact hook: ${blocked}` };
     }
-    return await compactSession(session, client, {
+    const about = { ...(options.reason ? { reason: options.reason } : {}), ...options.context };
+    const result = await compactSession(session, client, {
       model,
       keep: config.compact_keep,
       reasoning: config.reasoning,
       signal,
+      record: { trigger, ...about },
+      maxChars: options.maxChars,
     });
+    if (result.ok) {
+      emit({
+        type: "compaction",
+        trigger,
+        summarized: result.summarized,
+        kept: result.kept,
+        ...about,
+      });
+    }
+    return result;
   }
 
   /** A child engine with `overrides` over this one's settings (delegation, team stages). */

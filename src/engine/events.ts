@@ -30,13 +30,30 @@ export type TurnReason =
   | "setup_error"
   | "cancelled";
 
-/** The context of a turn's last request: its estimated size and the model's window, if known. */
+/** The context of a turn's last request: its estimated size and the model's window. */
 export interface TurnContext {
-  /** About a quarter of the request's characters (messages and tool schemas). */
+  /**
+   * About a quarter of the request's characters (messages and tool schemas), scaled by the
+   * session's ratio of the backend's reported `prompt_tokens` to that estimate (auto_compact.ts).
+   */
   estimated_tokens: number;
-  /** The model's context window in tokens; null when svc does not know it. */
+  /** The model's context window in tokens (config, the backend, else 32,768); null before a round. */
   window: number | null;
 }
+
+/** A compaction of the context (`/compact`, or automatic before a round or after an overflow). */
+export type CompactionEvent = {
+  type: "compaction";
+  trigger: "manual" | "auto";
+  /** auto: the request would pass `compaction.threshold`, or the backend refused it as too long. */
+  reason?: "threshold" | "overflow";
+  /** Messages summarized, and kept verbatim. */
+  summarized: number;
+  kept: number;
+  /** The context before the compaction (auto only). */
+  estimated_tokens?: number;
+  window?: number;
+};
 
 /** One executed (or refused) tool call of a turn. */
 export interface ToolCallRecord {
@@ -113,4 +130,5 @@ export type EngineEvent =
   | { type: "error"; code: string; message: string }
   | { type: "status"; message: string }
   | { type: "session"; name: string }
+  | CompactionEvent
   | { type: "done"; result: TurnResult };

@@ -15,9 +15,10 @@ import { prepareSchemas, type ToolRegistry } from "../tool/registry.ts";
 import type { Tool } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
 import { type CallEnv, runToolCalls, TOKEN_CAP_REFUSAL } from "./calls.ts";
+import { TurnCheckpoint } from "../session/checkpoint_record.ts";
 import { buildContext } from "./context.ts";
-import { requestContext } from "./context_size.ts";
-import { addUsage, type RoundOutcome, streamRound } from "./round.ts";
+import { ContextGauge, type RoundSender, sendRound } from "./auto_compact.ts";
+import { addUsage, type RoundOutcome } from "./round.ts";
 import { type LimitReached, TurnBudget } from "./budget.ts";
 import { turnResult } from "./result.ts";
 import { composeSystemMessages } from "./system_prompt.ts";
@@ -35,7 +36,7 @@ export interface TurnChannels {
 }
 
 /** What a turn uses of its engine. */
-export interface TurnEngine {
+export interface TurnEngine extends RoundSender {
   readonly deps: EngineDeps;
   toolView(): ToolRegistry;
   offeredTools(view: ToolRegistry): Tool[];
@@ -57,6 +58,9 @@ export class Turn {
   /** The schema the final answer must validate against (`--json-schema`), if any. */
   #structured: StructuredTurn | null = null;
   #budgetOf?: TurnBudget;
+  #gauge?: ContextGauge;
+  /** What the turn's tools change, kept for `svc undo` (sessions on disk only). */
+  #checkpoint?: TurnCheckpoint;
 
   constructor(
     readonly engine: TurnEngine,
@@ -97,6 +101,9 @@ export class Turn {
       memory: this.engine.approvals(this.session),
       ask: channels.ask,
       delegate: channels.delegate,
+      ...(this.session.path
+        ? { checkpoint: this.#checkpoint = new TurnCheckpoint(deps.worktree, prompt) }
+        : {}),
     };
     if (deps.config.web_search && !this.signal.aborted) await this.#inject(prompt, env);
     if (gate.context) await appendHookContext(this.session, gate.context);
@@ -154,7 +161,7 @@ export class Turn {
   ): Promise<TurnStatus | null> {
     const { deps } = this.engine;
     const roundStart = performance.now();
-    const request = {
+    const build = () => ({
       model: deps.model,
       messages: buildContext(system, this.session.data.messages, this.session.live),
       tools: schemas.length ? schemas : undefined,
@@ -162,13 +169,17 @@ export class Turn {
       max_tokens: deps.config.max_tokens,
       reasoning: deps.config.reasoning,
       response_format: this.#structured?.responseFormat(deps.provider, schemas.length > 0),
-    };
+    });
     this.#rounds++;
-    this.#context = requestContext(request);
-    const outcome = await streamRound(deps.client, request, {
+    // Compacts first when the request would pass the threshold, or once when it is refused.
+    const sent = await sendRound({
+      engine: this.engine,
+      gauge: this.#gauge ??= new ContextGauge(deps, this.session),
       signal: this.signal,
       emit: this.emit,
-    });
+    }, build);
+    const outcome = sent.outcome;
+    this.#context = sent.context;
     Object.assign(outcome, this.#budget.add(outcome, this.#context.estimated_tokens));
     this.#usage = addUsage(this.#usage, outcome.usage);
     this.#thinking += outcome.thinking;
@@ -343,6 +354,9 @@ export class Turn {
   }
 
   async #finish(status: TurnStatus): Promise<TurnResult> {
+    await this.#checkpoint?.save(this.session.name).catch((err) =>
+      this.emit({ type: "warning", message: `checkpoint not saved: ${(err as Error).message}` })
+    );
     const result = this.result(status);
     // Everything this turn appended is durable before anyone sees the result.
     await this.session.sync();

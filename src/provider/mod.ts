@@ -16,3 +16,4 @@ export { getKey, loadProviders, providersPath, removeEntry, setEntry } from "./r
 export type { ProviderEntry, ProviderRegistry, RegistryOptions } from "./registry_file.ts";
 export { isApproved, loadApprovedModels, modelsPath, recordApproval } from "./models_file.ts";
 export type { ApprovedModel, ModelsOptions } from "./models_file.ts";
+export { CONTEXT_OVERFLOW, isContextOverflow, overflowWindow } from "./context_overflow.ts";

@@ -13,6 +13,8 @@ import {
 import { sleep } from "../util/time.ts";
 import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
+import { CONTEXT_OVERFLOW, isContextOverflow } from "./context_overflow.ts";
+import { probeContextWindow } from "./context_window.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
 
 /** Options of createChatClient; durations are seconds. */
@@ -56,6 +58,7 @@ export function createChatClient(opts: ChatClientOptions): ChatClient {
     chat: (request, signal) => streamChat(base, { request, usage }, signal),
     chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
     listModels: (signal) => listModels(base, signal),
+    contextWindow: (model) => probeContextWindow(base, model),
     redact: (text) => redact(text, opts.apiKey),
   };
 }
@@ -147,6 +150,8 @@ async function* streamChat(
           const message = `${opts.provider} returned HTTP ${outcome.status}: ${
             shortBody(outcome.body)
           }`;
+          // Too long for the window: no retry helps; the engine compacts and sends it again.
+          if (isContextOverflow(outcome.body)) return yield* fail(CONTEXT_OVERFLOW, message);
           const retryable = outcome.status === 429 || outcome.status >= 500;
           const later = retryable ? comeBackLater(opts.provider, outcome) : null;
           if (later) return yield* fail(`http_${outcome.status}`, `${message}; ${later}`);
@@ -204,7 +209,10 @@ function terminalFailure(
         }; the stream was abandoned`,
       ];
     case "provider_error":
-      return ["provider_error", `${opts.provider} reported an error: ${outcome.detail}`];
+      return [
+        isContextOverflow(outcome.detail) ? CONTEXT_OVERFLOW : "provider_error",
+        `${opts.provider} reported an error: ${outcome.detail}`,
+      ];
     case "oversized":
       return [
         "stream_oversized",

@@ -87,6 +87,11 @@ export interface ChatClient {
   /** `GET {base}/v1/models`; throws an Error with a readable message on failure. */
   listModels(signal?: AbortSignal): Promise<string[]>;
   /**
+   * The context window the backend reports for `model` (context_window.ts), probed once per
+   * process; null when it reports none. Optional: a client without it reports none.
+   */
+  contextWindow?(model: string): Promise<number | null>;
+  /**
    * `text` with this connection's API key masked: what the engine stores of a streamed answer
    * goes through it, so a backend that echoes the Authorization header cannot put the key in a
    * session. Errors and non-streaming answers come masked already.

@@ -7,8 +7,10 @@ import type { Command } from "./slash_command.ts";
 import { compact, config, exit, help, plugins, thinking, version } from "./commands_core.ts";
 import { connect, model, models, provider } from "./commands_model.ts";
 import { session } from "./commands_session.ts";
+import { fork, resume } from "./commands_resume.ts";
 import { skill, team, type } from "./commands_catalog.ts";
 import { mcp, tool } from "./commands_tools.ts";
+import { undo } from "./commands_undo.ts";
 
 export const BUILTIN_COMMANDS: readonly Command[] = [
   help,
@@ -17,6 +19,8 @@ export const BUILTIN_COMMANDS: readonly Command[] = [
   models,
   provider,
   session,
+  resume,
+  fork,
   config,
   thinking,
   tool,
@@ -26,6 +30,7 @@ export const BUILTIN_COMMANDS: readonly Command[] = [
   skill,
   team,
   compact,
+  undo,
   version,
   exit,
 ];

@@ -84,8 +84,13 @@ export function statusLine(parts: {
  * The context size label: the last turn's prompt and completion `tokens` when given, else about a
  * quarter of the characters of the messages since the last compaction (commands not counted).
  */
-export function contextLabel(messages: readonly SessionMessage[], tokens?: number): string {
-  if (tokens !== undefined) return `ctx ${compactNumber(tokens)} tokens`;
+export function contextLabel(
+  messages: readonly SessionMessage[],
+  tokens?: number,
+  window?: number,
+): string {
+  const of = window ? ` of ${compactNumber(window)}` : "";
+  if (tokens !== undefined) return `ctx ${compactNumber(tokens)}${of} tokens`;
   let from = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i].compact_from !== undefined) {
@@ -95,7 +100,7 @@ export function contextLabel(messages: readonly SessionMessage[], tokens?: numbe
   }
   let chars = 0;
   for (const m of messages.slice(from)) if (m.role !== "command") chars += (m.content ?? "").length;
-  return `ctx ~${compactNumber(Math.round(chars / 4))} tokens`;
+  return `ctx ~${compactNumber(Math.round(chars / 4))}${of} tokens`;
 }
 
 function compactNumber(n: number): string {

@@ -11,10 +11,19 @@ import { processTerminal, type Terminal } from "./terminal.ts";
 
 export type { Terminal };
 
+/** Which session the REPL opens: a saved one by name (`svc --continue`, `svc --resume <ref>`). */
+export interface ReplSessionOptions {
+  /** Open this saved session instead of a new one. */
+  session?: string;
+  /** Start with the `/resume` picker (`svc --resume` without a ref). */
+  pick?: boolean;
+}
+
 /** Runs the REPL on the process's terminal until /exit, Ctrl-D or two Ctrl-C; the exit code. */
 export async function runRepl(
   init: RuntimeInit = {},
   extra: readonly Command[] = [],
+  options: ReplSessionOptions = {},
 ): Promise<number> {
   const terminal = processTerminal();
   const history = await loadHistory(historyPath());
@@ -53,6 +62,9 @@ export async function runRepl(
     for (const warning of await runtime.start()) repl.warn(warning);
     await repl.useSession(runtime.sessions.create(interactiveName()), true, "startup");
     await repl.useModel();
+    // Queued behind the loading task: shown as typed, then run as the command.
+    if (options.session) repl.enqueue(`/resume ${options.session}`);
+    else if (options.pick) repl.enqueue("/resume");
   });
 }
 

@@ -89,3 +89,41 @@ export function linePrompt(
     abandon: () => resolve(null),
   };
 }
+
+/** Items a pick list shows at once; the window scrolls with the selection. */
+const PICK_ROWS = 10;
+
+/**
+ * A pick list (the `/resume` picker): Up and Down (or Tab) move the selection, Enter picks it,
+ * Esc (and Ctrl-C) picks nothing; resolves the picked item's index or null.
+ */
+export function pickPrompt(
+  title: string,
+  { items, resolve }: { items: readonly string[]; resolve: (index: number | null) => void },
+): Prompt {
+  let at = 0;
+  return {
+    get lines() {
+      const top = Math.min(Math.max(0, at - PICK_ROWS + 1), Math.max(0, items.length - PICK_ROWS));
+      const shown = items.slice(top, top + PICK_ROWS)
+        .map((item, i) => `${top + i === at ? "›" : " "} ${item}`);
+      const more = items.length > PICK_ROWS ? ` (${at + 1}/${items.length})` : "";
+      return [`${title}${more}`, ...shown, "↑/↓ select  Enter open  Esc cancel"];
+    },
+    key(key) {
+      const interrupt = key.ctrl && key.name === "c";
+      if (interrupt || key.name === "escape") {
+        resolve(null);
+        return { done: true, interrupt };
+      }
+      if (key.name === "enter" && !key.ctrl) {
+        resolve(items.length ? at : null);
+        return { done: true };
+      }
+      const step = key.name === "up" ? -1 : key.name === "down" || key.name === "tab" ? 1 : 0;
+      if (items.length) at = (at + step + items.length) % items.length;
+      return { done: false };
+    },
+    abandon: () => resolve(null),
+  };
+}

@@ -7,7 +7,7 @@
 import type { AskRequest } from "../tool/types.ts";
 import { visibleControls } from "../util/terminal_text.ts";
 import type { Approval, ApprovalRequest } from "../tool/approval.ts";
-import { confirmPrompt, linePrompt, permissionPrompt, type Prompt } from "./prompts.ts";
+import { confirmPrompt, linePrompt, permissionPrompt, pickPrompt, type Prompt } from "./prompts.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { summarize } from "./turn_view.ts";
@@ -53,6 +53,16 @@ export class Questions {
     return new Promise((resolve) => {
       const prompt = linePrompt([question], resolve, { mask: options.mask });
       this.#push(prompt, options.signal);
+    });
+  }
+
+  /** A pick list: the index of the item picked, or null when dismissed or `signal` aborts. */
+  pick(
+    title: string,
+    options: { items: readonly string[]; signal?: AbortSignal },
+  ): Promise<number | null> {
+    return new Promise((resolve) => {
+      this.#push(pickPrompt(title, { items: options.items, resolve }), options.signal);
     });
   }
 

@@ -84,6 +84,7 @@ export class Repl implements TaskHost {
   #spinner: ReturnType<typeof setInterval> | undefined;
   #frame = 0;
   #ctxSize = "";
+  #ctxWindow: number | undefined;
   #unresize: () => void = () => {};
 
   constructor(readonly options: ReplOptions) {
@@ -232,6 +233,13 @@ export class Repl implements TaskHost {
     return this.questions.ask(question, options);
   }
 
+  pick(
+    title: string,
+    options: { items: readonly string[]; signal?: AbortSignal },
+  ): Promise<number | null> {
+    return this.questions.pick(title, options);
+  }
+
   /** Ends the REPL: a running task is cancelled first (its partial output is saved). */
   exit(code = 0): void {
     this.#code = code;
@@ -317,6 +325,11 @@ export class Repl implements TaskHost {
 
   // ---- tasks --------------------------------------------------------------------------------
 
+  /** Runs `text` as if typed, once the running task ends; not added to the history. */
+  enqueue(text: string): void {
+    this.#queue.push(text);
+  }
+
   #submit(text: string): void {
     if (!text.trim()) return;
     void this.options.history.add(text);
@@ -372,10 +385,14 @@ export class Repl implements TaskHost {
 
   // ---- screen -------------------------------------------------------------------------------
 
-  /** Updates the status line's context size: `tokens` after a turn, else estimated. */
-  updateContext(tokens?: number): void {
+  /**
+   * Updates the status line's context size: `tokens` after a turn, else estimated; `window`, the
+   * model's context window a turn reported, is remembered for the label.
+   */
+  updateContext(tokens?: number, window?: number): void {
+    if (window) this.#ctxWindow = window;
     if (tokens === undefined && !this.session) return;
-    this.#ctxSize = contextLabel(this.session?.data.messages ?? [], tokens);
+    this.#ctxSize = contextLabel(this.session?.data.messages ?? [], tokens, this.#ctxWindow);
   }
 
   #live(): LiveView {

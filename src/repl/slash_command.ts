@@ -35,6 +35,12 @@ export interface Command {
   argsOf?: Record<string, ArgKind>;
   /** Per subcommand: what its second and later arguments complete to. */
   restOf?: Record<string, ArgKind>;
+  /**
+   * Whether running it is logged in the session as a `command` message: always (the default),
+   * never (`false`: `/fork` leaves its source as it was), or only once the session is written
+   * (`unless_fresh`: a `/resume` first thing does not save an empty session).
+   */
+  log?: false | "unless_fresh";
   /** From a plugin (`register_commands`). */
   plugin?: string;
   run(ctx: CommandContext, args: string): Promise<void>;
@@ -77,6 +83,8 @@ export interface CommandContext {
   ): Promise<string | null>;
   /** Asks a yes/no question (y or n; Esc is no). */
   confirm(question: string): Promise<boolean>;
+  /** A pick list (arrow keys, Enter); the picked item's index, or null on Esc. */
+  pick(title: string, items: readonly string[]): Promise<number | null>;
   /** Renders engine events of a tool call, team run or compaction like a turn. */
   events(): { onEvent(event: EngineEvent): void; finish(): void };
   /**

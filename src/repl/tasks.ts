@@ -36,13 +36,17 @@ export interface TaskHost {
   warn(text: string): void;
   ask(question: string, options: { mask?: boolean; signal?: AbortSignal }): Promise<string | null>;
   confirm(question: string): Promise<boolean>;
+  pick(
+    title: string,
+    options: { items: readonly string[]; signal?: AbortSignal },
+  ): Promise<number | null>;
   useSession(session: SessionLog, fresh: boolean): Promise<void>;
   useModel(choice: { provider?: string; model?: string }): Promise<void>;
   reload(): Promise<void>;
   /** Ends the REPL once the running task ends (`/exit`). */
   exitAfterTask(): void;
   /** Updates the status line's context size (`tokens` after a turn, else estimated). */
-  updateContext(tokens?: number): void;
+  updateContext(tokens?: number, window?: number): void;
 }
 
 /** Runs `text` as a turn of the current engine on the current session. */
@@ -74,6 +78,7 @@ export async function runTurn(
     usage?.prompt_tokens !== undefined
       ? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)
       : undefined,
+    result.context.window ?? undefined,
   );
 }
 
@@ -87,7 +92,8 @@ export async function runCommand(
   if (!command) {
     return host.error(`unknown command /${call.name}; /help lists the commands`);
   }
-  if (command.name !== "exit" && host.session) {
+  const logged = command.log === undefined || (command.log === "unless_fresh" && !host.fresh);
+  if (command.name !== "exit" && logged && host.session) {
     await host.session.appendMessage({
       role: "command",
       content: call.text,
@@ -125,6 +131,7 @@ function commandContext(host: TaskHost, signal: AbortSignal): CommandContext {
     error: (text) => host.error(text),
     ask: (question, options) => host.ask(question, { mask: options?.mask, signal }),
     confirm: (question) => host.confirm(question),
+    pick: (title, items) => host.pick(title, { items, signal }),
     events: () => {
       const view = new TurnView((t) => host.screen.commit(t), host.style, host.display);
       if (host.task) host.task.view = view;

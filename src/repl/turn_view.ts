@@ -9,6 +9,7 @@
  * as `\xHH` escapes (visibleControls) before svc styles it.
  */
 import type { EngineEvent, TurnResult } from "../runtime/mod.ts";
+import { compactionNote } from "../runtime/context_figure.ts";
 import { visibleControls } from "../util/terminal_text.ts";
 import { cutText, tailText } from "../util/text_cut.ts";
 import { type Block, BlockCommitter, renderBlock } from "./markdown.ts";
@@ -72,6 +73,10 @@ export class TurnView {
         return;
       case "warning":
         this.commit(this.style.yellow(`warning: ${visibleControls(event.message)}`));
+        return;
+      case "compaction":
+        // `/compact` prints its own line.
+        if (event.trigger === "auto") this.commit(this.style.dim(compactionNote(event)));
         return;
       case "error":
         this.commit(this.style.red(`error: ${visibleControls(event.message)}`));

@@ -9,6 +9,7 @@ import { turnResult } from "../engine/result.ts";
 import type { StructuredAnswer } from "../engine/structured.ts";
 import type { StageReport, TeamRun } from "../engine/team.ts";
 import { checkSessionName, interactiveName } from "../session/naming.ts";
+import type { Session } from "../session/session.ts";
 import type { Approver } from "../tool/approval.ts";
 import type { TurnLimits } from "../engine/budget.ts";
 import { agentTypeOverrides } from "./agent_type.ts";
@@ -22,6 +23,11 @@ export interface HeadlessRequest {
   prompt: string;
   /** Open this session, or create it; default a new one named from the prompt. */
   sessionId?: string;
+  /**
+   * Start a new session whose history is a copy of the saved session `from` up to turn `at`
+   * (default its last), linked by `forked_from`; `sessionId` is then ignored.
+   */
+  fork?: { from: string; at?: number };
   /** Run the turn as this agent type (its prompt, model, permissions). */
   type?: string;
   /** Run this team's stages instead of one turn. */
@@ -89,17 +95,9 @@ export async function prepareHeadless(
   runtime: Runtime,
   request: HeadlessRequest,
 ): Promise<HeadlessSetup> {
-  const resumed = Boolean(request.sessionId) &&
-    await runtime.sessions.exists(request.sessionId!).catch(() => false);
-  const session = request.sessionId
-    ? await runtime.sessions.openOrCreate(request.sessionId)
-    : runtime.sessions.create(interactiveName(new Date(), request.prompt));
-  try {
-    await runtime.sessions.checkWritable();
-  } catch (err) {
-    const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
-    return { kind: "session_write", message, session: session.name };
-  }
+  const opened = await openSession(runtime, request);
+  if (opened.kind !== "open") return opened;
+  const { session, resumed } = opened;
   const catalog = request.type || request.team ? await runtime.catalog() : undefined;
   const typed = request.type
     ? agentTypeOverrides(runtime, { catalog: catalog!, name: request.type })
@@ -140,6 +138,37 @@ export async function prepareHeadless(
       }
     },
   };
+}
+
+/**
+ * The run's session: a fork of `request.fork` (written now), the one named by `sessionId`
+ * (opened, or created), or a new one named from the prompt; or why the run cannot have it.
+ */
+async function openSession(
+  runtime: Runtime,
+  request: HeadlessRequest,
+): Promise<
+  { kind: "open"; session: Session; resumed: boolean } | Exclude<HeadlessSetup, { kind: "ready" }>
+> {
+  const { sessionId, fork } = request;
+  const resumed = Boolean(sessionId) &&
+    await runtime.sessions.exists(sessionId!).catch(() => false);
+  // A fork is named like its source, from the source's first prompt, with its own timestamp.
+  const source = fork ? await runtime.sessions.read(fork.from) : undefined;
+  const first = source?.messages.find((m) => m.role === "user")?.content ?? request.prompt;
+  const session = sessionId && !fork
+    ? await runtime.sessions.openOrCreate(sessionId)
+    : runtime.sessions.create(interactiveName(new Date(), first));
+  try {
+    await runtime.sessions.checkWritable();
+  } catch (err) {
+    const message = `Could not write the session ${session.name}: ${(err as Error).message}`;
+    return { kind: "session_write", message, session: session.name };
+  }
+  if (!source) return { kind: "open", session, resumed };
+  const forked = await runtime.sessions.fork(source, { name: session.name, at: fork?.at });
+  if ("problem" in forked) return { kind: "unknown", message: forked.problem };
+  return { kind: "open", session: forked, resumed: true };
 }
 
 /** What a headless engine runs with: the `init` line of `--output stream-json` (runs and jobs). */

@@ -2,6 +2,7 @@ import { join } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
 import { pathExists } from "../util/fs.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
+import { forkHistory } from "./fork.ts";
 import { newSessionData } from "./log.ts";
 import { readSessionFile, Session, SessionError } from "./session.ts";
 import type { SessionData } from "./types.ts";
@@ -84,6 +85,28 @@ export class SessionStore {
     fresh: "unique" | "shared" = "unique",
   ): Session {
     return new Session(this.dir, newSessionData(name, extra), fresh);
+  }
+
+  /**
+   * A new session whose history is a copy of `source`'s up to the end of turn `at` (default its
+   * last), linked by `forked_from`; written at once as `name` (or the next free `<name>_2`, ...).
+   * The source is only read. A problem when it has no turns yet or no turn `at`.
+   */
+  async fork(
+    source: Pick<SessionData, "name" | "messages">,
+    options: { name: string; at?: number },
+  ): Promise<Session | { problem: string }> {
+    const history = forkHistory(source, options.at);
+    if ("problem" in history) return history;
+    const data: SessionData = {
+      ...newSessionData(options.name),
+      forked_from: history.origin,
+      messages: history.messages,
+    };
+    const session = new Session(this.dir, data, "unique");
+    // Renaming a session not written yet takes the first free name and writes it.
+    await session.rename(options.name);
+    return session;
   }
 
   /** The raw stored document (read-only access for MCP resources and previews). */

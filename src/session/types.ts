@@ -29,6 +29,13 @@ export interface SessionMessage {
   analysis?: string;
   /** system: a compaction summary; messages before this index are summarized. */
   compact_from?: number;
+  /** system: what made the compaction summary: `/compact`, or automatic (and why, how full). */
+  compaction?: {
+    trigger: "manual" | "auto";
+    reason?: "threshold" | "overflow";
+    estimated_tokens?: number;
+    window?: number;
+  };
 }
 
 /** The session document as stored in `.svc/sessions/<name>.json`. */
@@ -37,6 +44,8 @@ export interface SessionData {
   created_at: string;
   updated_at: string;
   parent_id?: string;
+  /** A fork: the session its history was copied from and the last turn copied (1-based). */
+  forked_from?: { session: string; turn: number };
   messages: SessionMessage[];
   errors: TurnError[];
   permissions: PermissionRecord[];

@@ -27,6 +27,8 @@ export async function confinedWriteMethod(): Promise<ConfinedWriteMethod> {
 export interface ConfinedWriteOptions extends AtomicWriteOptions {
   /** Write in bubblewrap even where /proc/self/fd could hold the write; throws if it cannot run. */
   via?: "bubblewrap";
+  /** Awaited with `path` before anything is written (`ToolContext.beforeWrite`: the checkpoint). */
+  before?: (path: string) => Promise<void>;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function writeFileConfined(
   data: string | Uint8Array,
   options: ConfinedWriteOptions = {},
 ): Promise<void> {
-  const { via, ...atomic } = options;
+  const { via, before, ...atomic } = options;
+  if (before) await before(path);
   if (atomic.confineTo === undefined) return await writeFileAtomic(path, data, atomic);
   const method = via ?? await confinedWriteMethod();
   // writeFileAtomic goes through /proc/self/fd whenever it can, else checks the path.

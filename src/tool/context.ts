@@ -18,6 +18,8 @@ export interface ContextParts {
   host?: ToolHost;
   /** The call was judged outside the worktree and approved for it. */
   outsideApproved?: boolean;
+  /** Records a file's content before a write (the turn's checkpoint). */
+  beforeWrite?: (path: string) => Promise<void>;
 }
 
 /** Builds the ToolContext handed to a tool's `run`. */
@@ -34,5 +36,6 @@ export function toolContext(parts: ContextParts): ToolContext {
     ...(parts.delegate ? { delegate: parts.delegate } : {}),
     ...(parts.host ? { host: parts.host } : {}),
     ...(parts.outsideApproved ? { outsideApproved: true } : {}),
+    ...(parts.beforeWrite ? { beforeWrite: parts.beforeWrite } : {}),
   };
 }

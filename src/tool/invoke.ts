@@ -54,6 +54,8 @@ export interface InvokeEnv {
   exclusive?<T>(fn: () => Promise<T>): Promise<T>;
   /** The PreToolUse and PostToolUse hooks (docs/hooks.md); absent where none run. */
   hooks?: ToolHooks;
+  /** Awaited right before an approved call runs (the turn's checkpoint of shell commands). */
+  beforeRun?(tool: Tool, args: Record<string, unknown>): Promise<void>;
 }
 
 /** What happened to one call. `content` is capped at tool_max_result_chars. */
@@ -234,7 +236,10 @@ async function execute(
   outsideApproved: boolean,
 ): Promise<void> {
   const context = env.context(tool, { outsideApproved });
-  const run = () => runTool(tool, inv.args, context);
+  const run = async () => {
+    await env.beforeRun?.(tool, inv.args);
+    return await runTool(tool, inv.args, context);
+  };
   const output = env.exclusive
     ? await env.exclusive(run).catch((err): ToolOutput => ({
       content: env.signal.aborted ? CANCELLED : `Error: not run: ${(err as Error).message}`,

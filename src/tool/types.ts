@@ -45,6 +45,12 @@ export interface ToolContext {
    */
   outsideApproved?: boolean;
   /**
+   * Records `path`'s content before the tool changes it, so the turn can be undone (`svc undo`);
+   * the confined writer calls it with `before` (see `ConfinedWriteOptions`). Absent where nothing
+   * records (served MCP calls, in-memory sessions).
+   */
+  beforeWrite?(path: string): Promise<void>;
+  /**
    * Adds and removes the calling plugin's own tools in the tools offered from the next turn on
    * (an MCP client's imported tools); given only to tools that declare `usesHost`.
    */

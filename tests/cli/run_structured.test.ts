@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { type StructuredFlags, structuredOf } from "../../src/cli/structured_flags.ts";
 import { sandbox, svc } from "../_support/cli.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 
@@ -182,23 +183,12 @@ Deno.test("a generic backend gets response_format only on rounds that offer no t
   });
 });
 
-Deno.test("a schema that is not JSON, not a schema or not readable is a usage error before any request", async () => {
+Deno.test("a schema that is not JSON or not readable is a usage error before any request", async () => {
   await using box = await sandbox();
   const fake = await startFakeProvider([{ text: "never asked" }]);
   const cases: Array<[string[], RegExp]> = [
     [["--json-schema", "{type: object}"], /--json-schema is not valid JSON/],
-    [["--json-schema", '{"type": "nope"}'], /--json-schema is not a valid JSON Schema: data\/type/],
-    [["--json-schema", "[1]"], /--json-schema must be a JSON object/],
-    [["--json-schema", "@missing.json"], /--json-schema: cannot read missing.json/],
     [["--output-schema", "missing.json"], /--output-schema: cannot read missing.json/],
-    [
-      ["--json-schema", '{"$schema": "http://json-schema.org/draft-07/schema#"}'],
-      /svc validates Draft 2020-12/,
-    ],
-    [["--json-schema", '{"$ref": "#/$defs/nope"}'], /--json-schema does not compile/],
-    [["--json-retries", "1"], /--json-retries needs --json-schema/],
-    [["--json-schema", "{}", "--json-retries", "x"], /--json-retries takes a whole number/],
-    [["--json-schema", "{}", "--team", "t"], /cannot be combined with --team/],
   ];
   for (const [flags, expected] of cases) {
     const out = await svc(run(fake.url, flags), { cwd: box.worktree, env: box.env });
@@ -208,4 +198,27 @@ Deno.test("a schema that is not JSON, not a schema or not readable is a usage er
   }
   await fake.close();
   assert.equal(fake.requests.length, 0);
+});
+
+Deno.test("each bad --json-schema, --output-schema or --json-retries names its problem", async () => {
+  const cases: Array<[StructuredFlags, RegExp]> = [
+    [{ jsonSchema: "{type: object}" }, /--json-schema is not valid JSON/],
+    [{ jsonSchema: '{"type": "nope"}' }, /--json-schema is not a valid JSON Schema: data\/type/],
+    [{ jsonSchema: "[1]" }, /--json-schema must be a JSON object/],
+    [{ jsonSchema: "@missing.json" }, /--json-schema: cannot read missing.json/],
+    [{ outputSchema: "missing.json" }, /--output-schema: cannot read missing.json/],
+    [
+      { jsonSchema: '{"$schema": "http://json-schema.org/draft-07/schema#"}' },
+      /svc validates Draft 2020-12/,
+    ],
+    [{ jsonSchema: '{"$ref": "#/$defs/nope"}' }, /--json-schema does not compile/],
+    [{ jsonRetries: "1" }, /--json-retries needs --json-schema/],
+    [{ jsonSchema: "{}", jsonRetries: "x" }, /--json-retries takes a whole number/],
+    [{ jsonSchema: "{}", team: "t" }, /cannot be combined with --team/],
+  ];
+  for (const [flags, expected] of cases) {
+    const got = await structuredOf(flags);
+    assert.ok("problem" in got, JSON.stringify(flags));
+    assert.match(got.problem, expected);
+  }
 });

@@ -89,7 +89,7 @@ Deno.test("stream-json prints init, the tool call, its result, the answer and th
   assert.deepEqual(end.permission_denials, []);
   assert.equal(end.svc.reason, "answered");
   assert.equal(end.svc.rounds, 2);
-  assert.equal(end.svc.context.window, null);
+  assert.equal(end.svc.context.window, 32768);
   assert.equal(end.svc.context.estimated_tokens > 0, true);
   assert.equal(end.svc.session, session);
 });

@@ -98,6 +98,8 @@ Deno.test("a named command builds only itself; svc alone, help and a misspelt co
     "jobs",
     "fleet",
     "sandbox",
+    "sessions",
+    "undo",
   ]);
   await using box = await sandbox();
   const misspelt = await svc(["rn", "hi"], { cwd: box.worktree, env: box.env });

@@ -52,7 +52,7 @@ for (const breakWith of ["cut", "stall", "error"] as const) {
       // The second round answered; the estimate is of that round's request.
       reason: "answered",
       rounds: 2,
-      context: { estimated_tokens: result.context.estimated_tokens, window: null },
+      context: { estimated_tokens: result.context.estimated_tokens, window: 32768 },
     });
     assert.equal(result.context.estimated_tokens > 0, true);
 

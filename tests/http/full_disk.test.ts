@@ -53,7 +53,7 @@ Deno.test({
           status: "error",
           reason: "session_write",
           rounds: 1,
-          context: { estimated_tokens: full.body.context.estimated_tokens, window: null },
+          context: { estimated_tokens: full.body.context.estimated_tokens, window: 32768 },
         },
       });
       await disk.free();

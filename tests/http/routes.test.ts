@@ -79,7 +79,7 @@ Deno.test("POST /chat with session_id runs a turn, persists it and /sessions lis
     status: "ok",
     reason: "answered",
     rounds: 1,
-    context: { estimated_tokens: result.context.estimated_tokens, window: null },
+    context: { estimated_tokens: result.context.estimated_tokens, window: 32768 },
   });
   assert.deepEqual(await (await a.call("GET", "/sessions")).json(), { sessions: ["demo"] });
   const stored = await a.store.read("demo");

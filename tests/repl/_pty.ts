@@ -14,12 +14,19 @@ export class PtyRepl {
   #reading: Promise<void>;
 
   constructor(
-    options: { cwd: string; env: Record<string, string>; columns?: number; rows?: number },
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      columns?: number;
+      rows?: number;
+      /** Arguments after `svc` (default none: the plain REPL). */
+      args?: string[];
+    },
   ) {
     const columns = options.columns ?? 100;
     const rows = options.rows ?? 30;
     this.term = new Emulator(columns, rows);
-    const svc = [Deno.execPath(), "run", ...SVC_PERMISSIONS, "--quiet", MAIN]
+    const svc = [Deno.execPath(), "run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...options.args ?? []]
       .map((a) => `'${a}'`).join(" ");
     this.child = new Deno.Command("script", {
       args: ["-qfec", `stty cols ${columns} rows ${rows}; exec ${svc}`, "/dev/null"],

@@ -14,6 +14,8 @@ export function writeOptions(ctx: ToolContext) {
     keepMode: true,
     parents: true,
     confineTo: ctx.outsideApproved ? undefined : ctx.worktree,
+    // The turn's checkpoint keeps the file's content before its first change (svc undo).
+    before: ctx.beforeWrite,
   };
 }
 
