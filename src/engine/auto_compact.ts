@@ -131,7 +131,8 @@ export interface RoundSender {
 /**
  * Sends one round: compacts first when the request would pass the threshold, and once more (then
  * sends again) when the backend refuses it as too long. `build` makes the request from the session
- * as it is now. Returns the round's outcome and the context of the request last sent.
+ * as it is now. Returns the round's outcome, the context of the request last sent and the usage
+ * of each summary request made for it (a part of the turn's usage).
  */
 export async function sendRound(
   env: {
@@ -141,8 +142,9 @@ export async function sendRound(
     emit: (event: EngineEvent) => void;
   },
   build: () => ChatRequest,
-): Promise<{ outcome: RoundOutcome; context: TurnContext }> {
+): Promise<{ outcome: RoundOutcome; context: TurnContext; summaries: Usage[] }> {
   const { engine, gauge, signal, emit } = env;
+  const summaries: Usage[] = [];
   const compact = async (
     reason: "threshold" | "overflow",
     context: TurnContext & { window: number },
@@ -156,7 +158,8 @@ export async function sendRound(
       // The summary request itself must fit: half the window, in characters.
       maxChars: Math.floor(context.window * 2 / gauge.ratio),
     });
-    if (!result.ok) emit({ type: "warning", message: `automatic compaction: ${result.message}` });
+    if (result.ok) summaries.push(result.usage);
+    else emit({ type: "warning", message: `automatic compaction: ${result.message}` });
     return result.ok;
   };
   let request = build();
@@ -188,5 +191,6 @@ export async function sendRound(
   return {
     outcome,
     context: { estimated_tokens: context.estimated_tokens, window: context.window },
+    summaries,
   };
 }

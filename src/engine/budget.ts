@@ -87,6 +87,17 @@ export class TurnBudget {
     return { usage, cost_usd: cost };
   }
 
+  /**
+   * Adds what an automatic compaction's summary request spent (reported or estimated): it counts
+   * toward the turn's usage, cost and limits like a round. Returns its cost, or null.
+   */
+  addSummary(usage: Usage): number | null {
+    this.#usage = addUsage(this.#usage, usage);
+    const cost = this.#price ? costOf(usage, this.#price) : null;
+    if (cost !== null) this.#cost = (this.#cost ?? 0) + cost;
+    return cost;
+  }
+
   /** The first limit the turn has reached after `rounds` model rounds, or null. */
   reached(rounds: number): LimitReached | null {
     const { max_turns, max_tokens_total, max_cost } = this.limits;

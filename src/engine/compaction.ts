@@ -1,10 +1,12 @@
-import type { ChatClient, Reasoning } from "../provider/types.ts";
+import type { ChatClient, ChatMessage, Reasoning, Usage } from "../provider/types.ts";
+import { estimateTokens } from "../provider/usage.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { SessionMessage } from "../session/types.ts";
 import { cutText, tailText } from "../util/text_cut.ts";
 
 export type CompactionResult =
-  | { ok: true; summarized: number; kept: number }
+  /** `usage`: the summary request's, as reported or estimated (docs/sessions.md). */
+  | { ok: true; summarized: number; kept: number; usage: Usage }
   | { ok: false; message: string };
 
 /**
@@ -36,31 +38,44 @@ export async function compactSession(
       .join("\n"),
     options.maxChars ?? Infinity,
   );
-  const reply = await client.chatNonStreaming({
-    model,
-    max_tokens: 1500,
-    reasoning,
-    messages: [
-      {
-        role: "system",
-        content:
-          "Summarize this conversation so an assistant can continue it: goals, decisions, facts found, files touched, open questions. Be dense.",
-      },
-      {
-        role: "user",
-        content: `${previous ? `Earlier summary:\n${previous}\n\n` : ""}${transcript}`,
-      },
-    ],
-  }, signal);
+  const messages: ChatMessage[] = [
+    {
+      role: "system",
+      content:
+        "Summarize this conversation so an assistant can continue it: goals, decisions, facts found, files touched, open questions. Be dense.",
+    },
+    {
+      role: "user",
+      content: `${previous ? `Earlier summary:\n${previous}\n\n` : ""}${transcript}`,
+    },
+  ];
+  const reply = await client.chatNonStreaming(
+    { model, max_tokens: 1500, reasoning, messages },
+    signal,
+  );
   if (reply.error) return { ok: false, message: `Compaction failed: ${reply.error}` };
+  const usage = reply.usage ?? summaryEstimate(messages, reply.content);
   await session.appendMessage({
     role: "system",
     content: reply.content.trim(),
     timestamp: new Date().toISOString(),
     compact_from: boundary,
+    usage,
     ...(options.record ? { compaction: options.record } : {}),
   });
-  return { ok: true, summarized: slice.length, kept: log.length - 1 - boundary };
+  return { ok: true, summarized: slice.length, kept: log.length - 1 - boundary, usage };
+}
+
+/** The summary request's usage when the backend reported none: about four characters a token. */
+function summaryEstimate(messages: ChatMessage[], answer: string): Usage {
+  const prompt = estimateTokens(messages.reduce((n, m) => n + (m.content?.length ?? 0), 0));
+  const completion = estimateTokens(answer.length);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    estimated: true,
+  };
 }
 
 /**

@@ -180,6 +180,10 @@ export class Turn {
     }, build);
     const outcome = sent.outcome;
     this.#context = sent.context;
+    for (const usage of sent.summaries) {
+      this.#budget.addSummary(usage);
+      this.#usage = addUsage(this.#usage, usage);
+    }
     Object.assign(outcome, this.#budget.add(outcome, this.#context.estimated_tokens));
     this.#usage = addUsage(this.#usage, outcome.usage);
     this.#thinking += outcome.thinking;

@@ -15,6 +15,7 @@ import { sessionFiles, type SessionSummary, summarize } from "../session/listing
 import { escapeRegExp, type SearchReport, searchSessions } from "../session/search.ts";
 import { counted, shortTime, transcriptMarkdown, transcriptText } from "../session/transcript.ts";
 import type { SessionData } from "../session/types.ts";
+import { removeCheckpoints } from "../session/checkpoint.ts";
 import { resolveSessionRef } from "./sessions.ts";
 import { sessionContext, type SessionContextFigure } from "./session_context.ts";
 import { contextFigure } from "./context_figure.ts";
@@ -165,7 +166,11 @@ export function searchText(
     `searched${more}`;
 }
 
-/** `svc sessions rm <ref>`: asks through `confirm` unless `yes`; refuses when it cannot ask. */
+/**
+ * `svc sessions rm <ref>`: asks through `confirm` unless `yes`; refuses when it cannot ask. The
+ * session's undo checkpoints (`.svc/checkpoints/<name>/`) go with it; a checkpoint folder that
+ * leads outside `.svc` is left alone and named on standard error.
+ */
 export async function remove(
   worktree: string,
   ref: string,
@@ -189,8 +194,13 @@ export async function remove(
     }
   }
   await store.delete(name);
-  if (options.json) printJson(options, { deleted: name });
-  else outOf(options)(`deleted ${name}`);
+  const checkpoints = await removeCheckpoints(worktree, name);
+  if (typeof checkpoints === "object") {
+    console.error(`svc sessions: kept the undo checkpoints of ${name}: ${checkpoints.refused}`);
+  }
+  const removed = checkpoints === "removed";
+  if (options.json) printJson(options, { deleted: name, checkpoints_removed: removed });
+  else outOf(options)(`deleted ${name}${removed ? " and its undo checkpoints" : ""}`);
 }
 
 /** `svc sessions export <ref>`: Markdown to standard output (controls made visible) or a file. */

@@ -160,3 +160,34 @@ export async function markUndone(
     confineTo: worktree,
   });
 }
+
+/**
+ * Removes a session's checkpoint folder (`svc sessions rm`). Nothing outside `.svc` is touched:
+ * when `.svc/checkpoints` leads outside `.svc` nothing is removed (`refused`); a link at the
+ * session's place is removed as a link, never followed; links inside the folder are removed as
+ * links (a recursive remove does not follow them); anything but a folder or a link is left alone.
+ */
+export async function removeCheckpoints(
+  worktree: string,
+  session: string,
+): Promise<"removed" | "none" | { refused: string }> {
+  const dir = checkpointDir(worktree, session);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(dir);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return "none";
+    }
+    throw err;
+  }
+  const svc = canonicalPath(worktree, localDir(worktree));
+  const parent = canonicalPath(worktree, checkpointsRoot(worktree));
+  if (!isInside(svc, parent) || parent === svc) {
+    return { refused: `${checkpointsRoot(worktree)} leads outside ${localDir(worktree)}` };
+  }
+  if (info.isSymlink) await Deno.remove(dir);
+  else if (info.isDirectory) await Deno.remove(dir, { recursive: true });
+  else return { refused: `${dir} is not a folder` };
+  return "removed";
+}

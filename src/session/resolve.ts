@@ -6,6 +6,10 @@
  */
 import { join } from "../util/posix_path.ts";
 import { localDir } from "../util/dirs.ts";
+import { continuable, folderStamp, recordedLatest, writeRecord } from "./latest.ts";
+
+/** A folder unchanged this long is settled: a scan of it may be recorded for the next one. */
+const SETTLED_MS = 1000;
 
 /** A session ref resolved to a name, or why not with the closest names (at most 5). */
 export type SessionRefResult =
@@ -57,8 +61,22 @@ function resolveAmong(ref: string, names: string[]): SessionRefResult {
  * none. Sub-agent (`sub_`) and job run (`job_`) sessions are left out: svc writes them on its
  * own, they are not sessions a person continues; `resolveSessionRef` still reaches them.
  */
-export async function latestSession(options: { worktree: string }): Promise<string | undefined> {
-  return (await recentSessions({ worktree: options.worktree, limit: 1 }))[0]?.name;
+export function latestSession(options: { worktree: string }): Promise<string | undefined> {
+  const dir = sessionsDir(options.worktree);
+  const recorded = recordedLatest(dir);
+  if (recorded !== null) return Promise.resolve(recorded);
+  // No record that vouches for the folder: scan, and record the answer when the folder was
+  // unchanged for a while before and during the scan (a write in the same clock tick would not
+  // change its time).
+  const stamp = folderStamp(dir);
+  const latest = recentNow({ worktree: options.worktree, limit: 1 })[0]?.name;
+  if (
+    latest !== undefined && stamp !== null && Date.now() - stamp > SETTLED_MS &&
+    folderStamp(dir) === stamp
+  ) {
+    writeRecord(dir, { name: latest, stamp });
+  }
+  return Promise.resolve(latest);
 }
 
 /**
@@ -77,7 +95,7 @@ function recentNow(
   const dir = sessionsDir(options.worktree);
   const found: { name: string; active: Date }[] = [];
   for (const name of sessionNames(options.worktree)) {
-    if (!options.all && (name.startsWith("sub_") || name.startsWith("job_"))) continue;
+    if (!options.all && !continuable(name)) continue;
     try {
       // Synchronous stats: one call each, several times faster than awaiting each one.
       found.push({ name, active: Deno.statSync(join(dir, `${name}.json`)).mtime ?? new Date(0) });

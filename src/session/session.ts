@@ -6,6 +6,7 @@ import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 import { LiveResults } from "./live.ts";
+import { continuable, noteWrite, recordedLatest } from "./latest.ts";
 
 /**
  * Largest session file svc loads (a 5,000-message session is about 2 MiB). A bigger file is
@@ -210,7 +211,10 @@ export class Session implements SessionLog {
           for (const pending of [...batch, ...this.#pending]) pending.apply();
         }
         this.#data.updated_at = new Date().toISOString();
+        const before = continuable(this.#data.name) ? null : recordedLatest(this.dir);
         await this.#write();
+        // Under the lock, so no other svc write comes between (src/session/latest.ts).
+        noteWrite(this.dir, { name: this.#data.name, before });
       });
       for (const waiter of waiters) waiter.resolve();
     } catch (err) {

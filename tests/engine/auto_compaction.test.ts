@@ -134,3 +134,38 @@ Deno.test("the estimate is calibrated by the backend's prompt_tokens for the res
   // The second request is the first plus one exchange, scaled by 1000 / raw (at most 4).
   assert.ok(second.context.estimated_tokens >= Math.min(1000, raw * 4));
 });
+
+Deno.test("an automatic compaction's summary request counts in the turn's usage, cost and stored record", async () => {
+  await using h = await harness(
+    (body) =>
+      body?.stream === false
+        ? { text: "SUMMARY", usage: { prompt_tokens: 500, completion_tokens: 50 } }
+        : { text: "ok", usage: { prompt_tokens: 100, completion_tokens: 10 } },
+    {
+      config: {
+        context_window: 400,
+        "compaction.threshold": 0.5,
+        compact_keep: 2,
+        prices: { "generic/fake-model": { input: 10, output: 20 } },
+      },
+    },
+  );
+  const session = h.store.create("u");
+  const seen = { compaction: false };
+  for (let i = 0; !seen.compaction && i < 20; i++) {
+    const result = await h.engine.runTurn(`${i}: ${PROMPT}`, {
+      session,
+      onEvent: (e) => e.type === "compaction" && (seen.compaction = true),
+    });
+    assert.equal(result.status, "ok");
+    const summaries = seen.compaction ? 1 : 0;
+    // One round (100 + 10 tokens, $0.0012) plus the summary's (500 + 50, $0.006) if it ran.
+    assert.equal(result.usage?.prompt_tokens, 100 + 500 * summaries, `turn ${i}`);
+    assert.equal(result.usage?.completion_tokens, 10 + 50 * summaries);
+    assert.ok(Math.abs(result.cost_usd! - (0.0012 + 0.006 * summaries)) < 1e-12);
+  }
+  assert.ok(seen.compaction);
+  const stored = await readStored(h, "u");
+  const record = stored.messages.find((m: { compact_from?: number }) => m.compact_from);
+  assert.deepEqual(record.usage, { prompt_tokens: 500, completion_tokens: 50 });
+});
