@@ -26,8 +26,12 @@ export interface SessionSummary {
   messages: number;
 }
 
-/** The session files of `dir` (`<name>.json`, not hidden), newest first; none when it is missing. */
-export function sessionFiles(dir: string): SessionFile[] {
+/**
+ * The session files of `dir` (`<name>.json`, not hidden), newest first; none when it is missing.
+ * With `stat: false` each is listed unsorted with size and mtime 0, without a stat per file
+ * (search stats only the files that match).
+ */
+export function sessionFiles(dir: string, { stat = true }: { stat?: boolean } = {}): SessionFile[] {
   const files: SessionFile[] = [];
   let entries: Deno.DirEntry[];
   try {
@@ -39,6 +43,10 @@ export function sessionFiles(dir: string): SessionFile[] {
   for (const entry of entries) {
     if (!entry.isFile || !entry.name.endsWith(".json") || entry.name.startsWith(".")) continue;
     const path = join(dir, entry.name);
+    if (!stat) {
+      files.push({ name: entry.name.slice(0, -5), path, size: 0, mtime: 0 });
+      continue;
+    }
     try {
       const info = Deno.statSync(path);
       files.push({ name: entry.name.slice(0, -5), path, size: info.size, mtime: mtimeOf(info) });
@@ -46,7 +54,7 @@ export function sessionFiles(dir: string): SessionFile[] {
       // Removed since the listing.
     }
   }
-  return files.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? 1 : -1));
+  return stat ? files.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? 1 : -1)) : files;
 }
 
 /** A file's last write in ms, 0 when the platform gives none. */

@@ -5,7 +5,7 @@
  * writes it, which rules most files out without a JSON.parse; the candidates are ranked by that
  * raw count and recency, and only as many are parsed as the results need.
  */
-import { mtimeOf, type SessionFile } from "./listing.ts";
+import { mtimeOf, type SessionFile, sessionFiles } from "./listing.ts";
 import { join } from "../util/posix_path.ts";
 import type { SessionMessage } from "./types.ts";
 
@@ -74,7 +74,7 @@ export function searchSessions(dir: string, text: string, options: SearchOptions
   const cap = options.maxFileBytes ?? MAX_SEARCH_BYTES;
   const decoder = new TextDecoder();
   const reader = new Reader(cap, report);
-  for (const file of listFiles(dir)) {
+  for (const file of sessionFiles(dir, { stat: false })) {
     const body = reader.read(file);
     if (body === null) continue;
     report.scanned++;
@@ -112,23 +112,6 @@ export function searchSessions(dir: string, text: string, options: SearchOptions
   }
   report.results = found.slice(0, options.limit);
   return report;
-}
-
-/** The session files of `dir` with their size and last write, unsorted. */
-function listFiles(dir: string): SessionFile[] {
-  const files: SessionFile[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(dir)];
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return [];
-    throw err;
-  }
-  for (const entry of entries) {
-    if (!entry.isFile || !entry.name.endsWith(".json") || entry.name.startsWith(".")) continue;
-    files.push({ name: entry.name.slice(0, -5), path: join(dir, entry.name), size: 0, mtime: 0 });
-  }
-  return files;
 }
 
 /**
