@@ -6,7 +6,6 @@
  * raw count and recency, and only as many are parsed as the results need.
  */
 import { mtimeOf, type SessionFile, sessionFiles } from "./listing.ts";
-import { join } from "../util/posix_path.ts";
 import type { SessionMessage } from "./types.ts";
 
 /** One matching line of a message. */
