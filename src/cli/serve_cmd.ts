@@ -35,10 +35,12 @@ async function serve(flags: ServeFlags): Promise<number> {
     { bearerChecker, createServeApp, defaultTokenPath, isLoopback, listen, loadOrCreateToken },
     { createMcpHttpEndpoint },
     { Runtime },
+    { serveJobs },
   ] = await Promise.all([
     import("../http/mod.ts"),
     import("../mcp/mod.ts"),
     import("../runtime/runtime.ts"),
+    import("./serve_jobs.ts"),
   ]);
   const port = wholeNumberOrNull(flags.port ?? Deno.env.get("SVC_PORT") ?? "8787", 0, 65535);
   if (port === null) return usage("--port (or SVC_PORT) must be an integer from 0 to 65535");
@@ -73,6 +75,7 @@ async function serve(flags: ServeFlags): Promise<number> {
     app = await createServeApp(runtime, {
       mcpEndpoint: (host) => createMcpHttpEndpoint(host, { onError }),
       warn,
+      jobs: serveJobs(runtime.worktree),
     });
   } catch (err) {
     console.error(`svc serve: ${(err as Error).message}`);

@@ -2,8 +2,11 @@ import type { Engine } from "../runtime/mod.ts";
 import type { HttpEndpoint, ServiceContext } from "../plugin/api.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { type ServedHost, servedHost } from "../runtime/served_host.ts";
+import { headlessInfo } from "../runtime/headless.ts";
+import { ClientApprovals } from "./approvals.ts";
 import { createHandler, type HandlerOptions } from "./handler.ts";
 import { Mutex } from "./lock.ts";
+import type { JobsApi } from "./route_module.ts";
 import { closeEndpoints, mountServices } from "./services.ts";
 
 /** Requests allowed to wait for the engine lock by default; more are answered 503. */
@@ -15,6 +18,8 @@ export interface ServeAppOptions {
   /** Builds the POST /mcp endpoint a service may mount (the MCP layer's; absent: none). */
   mcpEndpoint?: (host: ServedHost) => HttpEndpoint;
   warn?: (message: string) => void;
+  /** The worktree's jobs for the /jobs routes (`svc serve` passes `svc jobs`'s; absent: 404). */
+  jobs?: JobsApi;
 }
 
 /** Everything `svc serve` runs: one shared headless engine, its lock, services and handler. */
@@ -41,7 +46,9 @@ export async function createServeApp(
   runtime: Runtime,
   options: ServeAppOptions = {},
 ): Promise<ServeApp> {
-  const engine = await runtime.engine({ headless: true });
+  // Ask-gated calls are denied unless the turn asked for live approvals ("approvals": "client").
+  const approvals = new ClientApprovals(runtime.config.approval_timeout);
+  const engine = await runtime.engine({ headless: true, approver: approvals.approver });
   const lock = new Mutex(options.maxWaiting ?? MAX_WAITING);
   const shutdown = new AbortController();
   const warn = options.warn ?? (() => {});
@@ -76,7 +83,10 @@ export async function createServeApp(
           shutdown: shutdown.signal,
           warn,
           version: host.version,
+          info: () => headlessInfo(runtime, engine),
+          approvals,
           endpoints,
+          jobs: options.jobs,
         },
         handlerOptions,
       ),

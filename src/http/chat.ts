@@ -16,14 +16,19 @@ import { type BodyLimits, readJsonBody } from "./body.ts";
 import { type Mutex, QueueFullError } from "./lock.ts";
 import { fail, json } from "./reply.ts";
 import type { SessionCache } from "./session_cache.ts";
+import { acceptsEvents, type ChatStream, chatStream, type StreamDeps } from "./chat_stream.ts";
+import type { TurnRegistry } from "./turns.ts";
+import type { ClientApprovals } from "./approvals.ts";
 
 /** What POST /chat needs: the shared engine, its session store and lock, the shutdown signal. */
-export interface ChatDeps {
+export interface ChatDeps extends StreamDeps {
   engine: Engine;
   store: SessionStore;
   lock: Mutex;
   /** Aborted on SIGINT/SIGTERM: the running turn is cancelled, waiting requests get 503. */
   shutdown: AbortSignal;
+  /** Live approvals: the pending ones and the engine's approver that parks them. */
+  approvals?: ClientApprovals;
   /** Where hook warnings go (the server's log). */
   warn?: (message: string) => void;
 }
@@ -35,7 +40,14 @@ export function statusFor(status: TurnResult["status"]): number {
   return 200;
 }
 
-const FIELDS = new Set(["prompt", "session_id", "json_schema", "json_retries"]);
+const FIELDS = new Set([
+  "prompt",
+  "session_id",
+  "json_schema",
+  "json_retries",
+  "stream",
+  "approvals",
+]);
 
 /** A valid /chat body. */
 export interface ChatInput {
@@ -44,49 +56,88 @@ export interface ChatInput {
   /** `json_schema`: the answer must be JSON valid against it (compiled by handleChat). */
   jsonSchema?: unknown;
   jsonRetries?: number;
+  /** `stream: true`: answer Server-Sent Events (as `Accept: text/event-stream` does). */
+  stream?: boolean;
+  /** `approvals: "client"`: ask-gated calls wait for `POST /approvals/{id}`. */
+  approvals?: "client";
+}
+
+/** What handleChat works with besides the request. */
+export interface ChatContext {
+  deps: ChatDeps;
+  limits: BodyLimits;
+  sessions: SessionCache;
+  turns: TurnRegistry;
 }
 
 /**
- * POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult. A client
- * that disconnects (`request.signal`, aborted by the socket adapter when the connection closes) leaves the
- * queue, or cancels its running turn: the partial turn is saved and no more tokens are spent.
+ * POST /chat: validate, wait for the engine lock, run one turn, answer its TurnResult (or, streamed,
+ * its events ending with the result line). A client that disconnects (`request.signal`, aborted by
+ * the socket adapter when the connection closes) leaves the queue, or cancels its running turn: the
+ * partial turn is saved and no more tokens are spent. `POST /sessions/{id}/abort` does the same.
  */
-export async function handleChat(
-  request: Request,
-  { deps, limits, sessions }: { deps: ChatDeps; limits: BodyLimits; sessions: SessionCache },
-): Promise<Response> {
-  const body = await readJsonBody(request, limits);
+export async function handleChat(request: Request, ctx: ChatContext): Promise<Response> {
+  const { deps } = ctx;
+  const body = await readJsonBody(request, ctx.limits);
   if (!body.ok) return body.response;
   const input = parseChat(body.value);
   if (typeof input === "string") return fail(400, input);
   const structured = await structuredOf(input);
   if (typeof structured === "string") return fail(400, structured);
   if (deps.shutdown.aborted) return shuttingDown();
-  const signal = AbortSignal.any([deps.shutdown, request.signal]);
-  try {
-    return await deps.lock.run(async () => {
-      if (deps.shutdown.aborted) return shuttingDown();
-      // A new session whose name is taken by then moves to `_2`, `_3`, ... on its first write.
-      const resumed = input.sessionId !== undefined && await deps.store.exists(input.sessionId);
-      const session = input.sessionId
-        ? await sessions.open(input.sessionId)
-        : deps.store.create(interactiveName(new Date(), input.prompt));
-      // Each request is one use of its session: SessionStart before the turn, SessionEnd after.
-      const result = await withSessionHooks(deps.engine.deps, session, {
-        resumed,
-        warn: deps.warn ?? (() => {}),
-        signal,
-        run: () => deps.engine.runTurn(input.prompt, { session, signal, structured }),
-      });
-      return json(result, statusFor(result.status));
-    }, request.signal);
-  } catch (err) {
-    if (request.signal.aborted) return fail(499, "client closed the request");
-    if (err instanceof QueueFullError) {
-      return fail(503, `server busy: ${err.message}; retry later`, { "retry-after": "5" });
+  const abort = new AbortController();
+  const signal = AbortSignal.any([deps.shutdown, request.signal, abort.signal]);
+  const entry = ctx.turns.enter(input.sessionId, abort);
+  const streamed = input.stream ?? acceptsEvents(request);
+  let respond!: (response: Response) => void;
+  const response = new Promise<Response>((resolve) => respond = resolve);
+  let stream: ChatStream | undefined;
+  deps.lock.run(async () => {
+    if (deps.shutdown.aborted) return respond(shuttingDown());
+    // A new session whose name is taken by then moves to `_2`, `_3`, ... on its first write.
+    const resumed = input.sessionId !== undefined && await deps.store.exists(input.sessionId);
+    const session = input.sessionId
+      ? await ctx.sessions.open(input.sessionId)
+      : deps.store.create(interactiveName(new Date(), input.prompt));
+    ctx.turns.running(entry, session.name);
+    if (streamed) {
+      stream = chatStream(session.name, { deps, onCancel: () => abort.abort() });
+      respond(stream.response);
     }
-    return fail(500, `turn failed: ${(err as Error).message}`);
+    // Each request is one use of its session: SessionStart before the turn, SessionEnd after.
+    const result = await withSessionHooks(deps.engine.deps, session, {
+      resumed,
+      warn: deps.warn ?? (() => {}),
+      signal,
+      run: () => {
+        const run = () =>
+          deps.engine.runTurn(input.prompt, {
+            session,
+            signal,
+            structured,
+            onEvent: stream?.event,
+          });
+        if (!input.approvals || !deps.approvals) return run();
+        return deps.approvals.during((event) => stream?.svcEvent(event), run);
+      },
+    });
+    if (stream) stream.result(result);
+    else respond(json(result, statusFor(result.status)));
+  }, AbortSignal.any([request.signal, abort.signal])).catch((err) => {
+    stream?.failed(`turn failed: ${(err as Error).message}`);
+    respond(refusal(err, { request, abort }));
+  }).finally(() => ctx.turns.leave(entry));
+  return await response;
+}
+
+/** The answer to a /chat request that threw: gone, aborted while queued, queue full, or a bug. */
+function refusal(err: unknown, { request, abort }: { request: Request; abort: AbortController }) {
+  if (request.signal.aborted) return fail(499, "client closed the request");
+  if (abort.signal.aborted) return fail(409, "aborted by POST /sessions/{id}/abort before it ran");
+  if (err instanceof QueueFullError) {
+    return fail(503, `server busy: ${err.message}; retry later`, { "retry-after": "5" });
   }
+  return fail(500, `turn failed: ${(err as Error).message}`);
 }
 
 /** Validates the /chat body; returns the input or a 400 message. Unknown fields are refused. */
@@ -97,7 +148,9 @@ export function parseChat(value: unknown): ChatInput | string {
   const body = value as Record<string, unknown>;
   const unknown = Object.keys(body).filter((k) => !FIELDS.has(k));
   if (unknown.length) {
-    return `unknown field ${unknown[0]}; expected prompt, session_id, json_schema and json_retries`;
+    return `unknown field ${
+      unknown[0]
+    }; expected prompt, session_id, json_schema, json_retries, stream and approvals`;
   }
   if (typeof body.prompt !== "string" || !body.prompt.trim()) {
     return "prompt is required and must be a non-empty string";
@@ -105,6 +158,14 @@ export function parseChat(value: unknown): ChatInput | string {
   const input: ChatInput = { prompt: body.prompt };
   const given = (key: string) => body[key] !== undefined && body[key] !== null;
   if (given("json_schema")) input.jsonSchema = body.json_schema;
+  if (given("approvals")) {
+    if (body.approvals !== "client") return 'approvals must be "client"';
+    input.approvals = "client";
+  }
+  if (given("stream")) {
+    if (typeof body.stream !== "boolean") return "stream must be true or false";
+    input.stream = body.stream;
+  }
   if (given("json_retries")) {
     if (!given("json_schema")) return "json_retries needs json_schema";
     const problem = jsonRetriesProblem(body.json_retries, "json_retries");

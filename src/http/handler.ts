@@ -4,6 +4,11 @@ import { type ChatDeps, handleChat } from "./chat.ts";
 import { createGuard, type GuardOptions } from "./guard.ts";
 import { fail, isJsonType, json, JSON_HEADERS } from "./reply.ts";
 import { SessionCache } from "./session_cache.ts";
+import { apiRoutes } from "./api_routes.ts";
+import type { JobsApi } from "./route_module.ts";
+import { abortRoute } from "./abort_route.ts";
+import { approvalsRoute } from "./approvals_route.ts";
+import { TurnRegistry } from "./turns.ts";
 
 /** Largest POST /chat body: 1 MiB. */
 export const MAX_CHAT_BYTES = 1024 * 1024;
@@ -17,6 +22,8 @@ export interface HttpApp extends ChatDeps {
   version: string;
   /** Plugin endpoints by exact path (for example /mcp). */
   endpoints: ReadonlyMap<string, HttpEndpoint>;
+  /** The worktree's jobs for the /jobs routes (src/http/jobs_routes.ts); absent: 404. */
+  jobs?: JobsApi;
 }
 
 /** Options of the handler: the guard plus body limits (tests shrink them). */
@@ -55,9 +62,16 @@ export function createHandler(
     timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
   };
   const sessions = new SessionCache(app.store);
+  const turns = new TurnRegistry();
   const endpointLimits: BodyLimits = { ...chatLimits, maxBytes: MAX_ENDPOINT_BYTES };
   const health = JSON.stringify({ status: "ok" });
   const route = async (request: Request, path: string): Promise<Response> => {
+    const own = await abortRoute(request, { path, app, turns }) ??
+      (app.approvals &&
+        await approvalsRoute(request, { path, approvals: app.approvals, limits: chatLimits }));
+    if (own) return own;
+    const answered = await apiRoutes(request, { path, app });
+    if (answered) return answered;
     const endpoint = app.endpoints.get(path);
     const allowed = ROUTES[path];
     if (!allowed && !endpoint) return fail(404, "not found");
@@ -82,7 +96,7 @@ export function createHandler(
       case "/sessions":
         return json({ sessions: await app.store.list() });
       default:
-        return await handleChat(request, { deps: app, limits: chatLimits, sessions });
+        return await handleChat(request, { deps: app, limits: chatLimits, sessions, turns });
     }
   };
   return async (request) => {

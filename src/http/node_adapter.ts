@@ -60,9 +60,10 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
 
 /** The request body as a web stream that pauses the socket while nobody reads it. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  // False once the stream is closed, errored or cancelled: a later `end` must not close it again.
+  let open = true;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let open = true;
       const finish = (err?: Error) => {
         if (!open) return;
         open = false;
@@ -84,6 +85,7 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
       req.resume();
     },
     cancel() {
+      open = false;
       req.pause();
     },
   }, { highWaterMark: 4 });

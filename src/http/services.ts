@@ -1,7 +1,7 @@
 import type { HttpEndpoint, ServiceContext, ServiceDef } from "../plugin/api.ts";
 
 /** Paths a service can never take over. */
-const CORE_PATHS = new Set(["/chat", "/sessions", "/health", "/version"]);
+const CORE_PATHS = new Set(["/chat", "/sessions", "/health", "/version", "/approvals"]);
 
 /**
  * Builds the endpoints of plugin services that declare `http`, by exact path. A service whose

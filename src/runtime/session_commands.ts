@@ -15,7 +15,7 @@ import { sessionFiles, type SessionSummary, summarize } from "../session/listing
 import { escapeRegExp, type SearchReport, searchSessions } from "../session/search.ts";
 import { counted, shortTime, transcriptMarkdown, transcriptText } from "../session/transcript.ts";
 import type { SessionData } from "../session/types.ts";
-import { removeCheckpoints } from "../session/checkpoint.ts";
+import { deleteSession } from "./session_api.ts";
 import { resolveSessionRef } from "./sessions.ts";
 import { sessionContext, type SessionContextFigure } from "./session_context.ts";
 import { contextFigure } from "./context_figure.ts";
@@ -193,12 +193,8 @@ export async function remove(
       return outOf(options)(`kept ${name}`);
     }
   }
-  await store.delete(name);
-  const checkpoints = await removeCheckpoints(worktree, name);
-  if (typeof checkpoints === "object") {
-    console.error(`svc sessions: kept the undo checkpoints of ${name}: ${checkpoints.refused}`);
-  }
-  const removed = checkpoints === "removed";
+  const { checkpoints_removed: removed, checkpoints_kept: kept } = await deleteSession(store, name);
+  if (kept) console.error(`svc sessions: kept the undo checkpoints of ${name}: ${kept}`);
   if (options.json) printJson(options, { deleted: name, checkpoints_removed: removed });
   else outOf(options)(`deleted ${name}${removed ? " and its undo checkpoints" : ""}`);
 }

@@ -10,6 +10,8 @@ import type { SessionData } from "./types.ts";
 /** The sessions of one worktree: `.svc/sessions/<name>.json`. */
 export class SessionStore {
   readonly dir: string;
+  /** The worktree the sessions belong to. */
+  readonly worktree: string;
 
   /**
    * With `confine` (an untrusted worktree), a `.svc` or `.svc/sessions` that resolves outside the
@@ -17,6 +19,7 @@ export class SessionStore {
    * svc's session writes at another folder.
    */
   constructor(worktree: string, options: { confine?: boolean } = {}) {
+    this.worktree = worktree;
     this.dir = join(localDir(worktree), "sessions");
     if (options.confine) {
       const root = canonicalPath(worktree, ".");

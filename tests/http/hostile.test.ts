@@ -176,7 +176,7 @@ Deno.test("an unknown field is 400 rather than silently ignored", async () => {
     a,
     res,
     400,
-    "unknown field session; expected prompt, session_id, json_schema and json_retries",
+    "unknown field session; expected prompt, session_id, json_schema, json_retries, stream and approvals",
   );
 });
 
