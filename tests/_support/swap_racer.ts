@@ -7,9 +7,15 @@ export interface SwapRacer {
 
 /**
  * Starts a child process exchanging `a` and `b` atomically until stopped (at most 60 s); resolves
- * once the first exchange happened. Linux only (renameat2 through FFI).
+ * once the first exchange happened. Linux only (renameat2 through FFI). With `restMs` the racer
+ * rests that long after each burst of 50 exchanges instead of spinning a whole core: for writes
+ * that take milliseconds each (a bubblewrap start), a burst every millisecond still meets them.
  */
-export async function startSwapRacer(a: string, b: string): Promise<SwapRacer> {
+export async function startSwapRacer(
+  a: string,
+  b: string,
+  { restMs = 0 }: { restMs?: number } = {},
+): Promise<SwapRacer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -18,6 +24,7 @@ export async function startSwapRacer(a: string, b: string): Promise<SwapRacer> {
       new URL("./swap_racer_child.ts", import.meta.url).pathname,
       a,
       b,
+      String(restMs),
     ],
     stdin: "null",
     stdout: "piped",

@@ -4,7 +4,8 @@
  * succeeded, and the number of exchanges when it stops (SIGTERM, or after 60 s on its own). It
  * always stops with the pair as it started.
  */
-const [a, b] = Deno.args;
+const [a, b, rest = "0"] = Deno.args;
+const restMs = Number(rest);
 const libc = Deno.dlopen("libc.so.6", {
   renameat2: { parameters: ["i32", "buffer", "i32", "buffer", "u32"], result: "i32" },
 });
@@ -23,7 +24,7 @@ let swaps = 1;
 console.log("ready");
 while (!stop && Date.now() < deadline) {
   for (let i = 0; i < 50; i++) if (exchange()) swaps++;
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await new Promise((resolve) => setTimeout(resolve, restMs));
 }
 if (swaps % 2 === 1 && exchange()) swaps++;
 console.log(swaps);
