@@ -13,18 +13,6 @@ const SUFFIX = "/abort";
 /** Answers `POST /sessions/{id}/abort`, or undefined when the request is not for that route. */
 export async function abortRoute(
   request: Request,
-  options: { path: string; app: { store: SessionStore }; turns: TurnRegistry },
-): Promise<Response | undefined> {
-  const response = await answer(request, options);
-  if (!response || !request.body) return response;
-  // The body was never read: the connection cannot carry another request after it.
-  const headers = new Headers(response.headers);
-  headers.set("connection", "close");
-  return new Response(response.body, { status: response.status, headers });
-}
-
-async function answer(
-  request: Request,
   { path, app, turns }: { path: string; app: { store: SessionStore }; turns: TurnRegistry },
 ): Promise<Response | undefined> {
   if (!path.startsWith(PREFIX) || !path.endsWith(SUFFIX)) return undefined;

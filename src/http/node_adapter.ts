@@ -6,8 +6,9 @@ import { Buffer } from "node:buffer";
  * path of the request line under `origin`, the headers as sent (Host included, for the guard), a
  * streamed body, and a `signal` that aborts when the client goes away before the response has been
  * sent (what svc's routes take to mean "cancel"). A JSON Response goes out whole with its length;
- * any other body (SSE) is streamed with backpressure, chunk by chunk. A response sent before the request body was read whole
- * closes the connection, so an unread upload cannot keep it.
+ * any other body (SSE) is streamed with backpressure, chunk by chunk. A response sent before the
+ * request body was read whole says `Connection: close` and closes the connection, so an unread
+ * upload cannot keep it and the client does not reuse it.
  */
 export function nodeHandler(
   handler: (request: Request) => Promise<Response>,
@@ -31,7 +32,7 @@ export function nodeHandler(
       return;
     }
     handler(request).then(
-      (response) => send(res, response, gone.signal),
+      (response) => send(res, response, { gone: gone.signal, unread: () => !req.complete }),
       () => {
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: "internal error" }));
@@ -91,13 +92,20 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   }, { highWaterMark: 4 });
 }
 
-async function send(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
+async function send(
+  res: ServerResponse,
+  response: Response,
+  { gone, unread }: { gone: AbortSignal; unread: () => boolean },
+): Promise<void> {
   if (res.destroyed) {
     await response.body?.cancel().catch(() => {});
     return;
   }
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => headers[name] = value);
+  // The socket closes after a reply to an unread body (see nodeHandler): say so, so the client
+  // does not send its next request on it.
+  if (unread()) headers["connection"] = "close";
   const whole = (headers["content-type"] ?? "").startsWith("application/json");
   if (!response.body || whole) {
     // A JSON reply is complete: it goes out with its Content-Length instead of chunked.

@@ -54,16 +54,15 @@ export async function planCommand(line: CommandLine, options: PlanOptions): Prom
   const { settings } = options;
   const limits = appliedLimits(settings.limits, options.timeoutS);
   const hard = await hardLimits();
-  const prefix = limitPrefix(limits, { hard }) ?? [];
   // Outside a sandbox's user namespace the process limit would count all the user's processes.
-  const barePrefix = limitPrefix(limits, { hard, ownCount: false }) ?? [];
+  const barePrefix = () => limitPrefix(limits, { hard, ownCount: false }) ?? [];
   if (settings.mode === "danger-full-access") {
-    return { ok: true, command: bare(line, barePrefix, options, limits) };
+    return { ok: true, command: bare(line, barePrefix(), options, limits) };
   }
   const kind = await sandboxKind();
   if (!kind.ok) {
     if (settings.failIfUnavailable) return { ok: false, error: unavailableError(kind) };
-    const command = bare(line, barePrefix, options, limits);
+    const command = bare(line, barePrefix(), options, limits);
     if (!toldUnavailable) {
       toldUnavailable = true;
       command.notice = `no OS sandbox: ${kind.reason}; commands run with your full rights ` +
@@ -71,6 +70,7 @@ export async function planCommand(line: CommandLine, options: PlanOptions): Prom
     }
     return { ok: true, command };
   }
+  const prefix = limitPrefix(limits, { hard }) ?? [];
   if (kind.kind === "seatbelt") return await planSeatbelt(line, options, { prefix, limits });
   const temp = await Deno.makeTempDir({ prefix: "svc-sandbox-" });
   const layout = await sandboxLayout(settings, { worktree: options.worktree, temp });
