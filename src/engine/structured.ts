@@ -8,6 +8,7 @@
  */
 import { type ResponseFormat, responseFormatSupport } from "../provider/response_format.ts";
 import type { TurnError } from "./events.ts";
+import type { Ajv2020 as Ajv } from "ajv/dist/2020.js";
 
 /** Repair requests after an invalid answer, unless given (`--json-retries`). */
 export const DEFAULT_JSON_RETRIES = 2;
@@ -74,7 +75,13 @@ export async function compileAnswerSchema(
         `(https://json-schema.org/draft/2020-12/schema): change or drop $schema`,
     );
   }
-  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  // A CommonJS module: Deno's npm loader gives its named export, the installed build's bundle only
+  // `default` (module.exports, which is the class itself and holds it as a property too).
+  const loaded = await import("ajv/dist/2020.js") as unknown as {
+    Ajv2020?: typeof Ajv;
+    default?: { Ajv2020?: typeof Ajv };
+  };
+  const Ajv2020 = loaded.Ajv2020 ?? loaded.default?.Ajv2020 ?? (loaded.default as typeof Ajv);
   // strict off: keywords other tools add (x-*, examples of their own) are annotations; formats are
   // annotations too, as Draft 2020-12 has them by default.
   const ajv = new Ajv2020({

@@ -93,6 +93,31 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "run: a schema'd answer is repaired and validated, the turn streamed as stream-json",
+    script: [{ text: "not json" }, { text: '{"word": "hi"}' }, { text: "done" }],
+    run: async (svc, _box, fake) => [
+      await svc([
+        ...["run", "--base-url", fake!.url, "--model", "m"],
+        ...["--json-schema", '{"type": "object", "required": ["word"]}', "-p", "word?"],
+      ]),
+      await svc([
+        ...["run", "--base-url", fake!.url, "--model", "m", "--output", "stream-json"],
+        ...["--max-turns", "2", "-p", "go"],
+      ]),
+    ],
+    expect([structured, stream]) {
+      assert.deepEqual(
+        [structured.code, structured.stdout],
+        [0, '{"word":"hi"}\n'],
+        structured.stderr,
+      );
+      assert.equal(stream.code, 0, stream.stderr);
+      const lines = stream.stdout.trim().split("\n").map((line) => JSON.parse(line));
+      assert.deepEqual(lines.map((l) => l.type), ["system", "assistant", "result"]);
+      assert.deepEqual([lines[2].subtype, lines[2].result], ["success", "done"]);
+    },
+  },
+  {
     name: "types, skills and teams: a SKILL.md with front matter is listed, shown and applied",
     files: {
       ".svc/skills/review/SKILL.md": SKILL,
@@ -293,7 +318,7 @@ function normalized(
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?/g, "<TIME>")
       .replace(/\d{8}_\d{6}/g, "<STAMP>")
       .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<DURATION>")
-      .replace(/"(duration|duration_ms|elapsed_ms)": [\d.]+/g, '"$1": 0');
+      .replace(/"(duration|duration_ms|elapsed_ms)": ?[\d.]+/g, '"$1": 0');
   };
   return { code: result.code, stdout: clean(result.stdout), stderr: clean(result.stderr) };
 }
