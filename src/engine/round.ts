@@ -1,4 +1,10 @@
-import type { ChatClient, ChatRequest, ChatToolCall, Usage } from "../provider/types.ts";
+import type {
+  ChatClient,
+  ChatRequest,
+  ChatToolCall,
+  ProviderFields,
+  Usage,
+} from "../provider/types.ts";
 import type { EngineEvent, TurnError } from "./events.ts";
 import { ThinkSplitter } from "./think_split.ts";
 
@@ -7,6 +13,8 @@ export interface RoundOutcome {
   content: string;
   thinking: string;
   toolCalls: ChatToolCall[];
+  /** Fields the provider sent that svc keeps for it (stored with the assistant message). */
+  providerFields?: ProviderFields;
   finishReason: string | null;
   usage?: Usage;
   /** The round's cost in USD (TurnBudget); null when the model has no price. */
@@ -55,6 +63,9 @@ export async function streamRound(
       case "tool_calls":
         out.toolCalls.push(...event.tool_calls);
         break;
+      case "provider_fields":
+        out.providerFields = event.fields;
+        break;
       case "status":
         emit(event);
         break;
@@ -78,6 +89,9 @@ export async function streamRound(
     ...call,
     function: { ...call.function, arguments: client.redact(call.function.arguments) },
   }));
+  if (out.providerFields) {
+    out.providerFields = JSON.parse(client.redact(JSON.stringify(out.providerFields)));
+  }
   return out;
 }
 

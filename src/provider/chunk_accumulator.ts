@@ -1,13 +1,14 @@
 // deno-lint-ignore-file no-explicit-any -- provider chunks are untyped JSON, checked field by field
 /** Folds the `data:` payloads of one chat-completions SSE stream into events and final state. */
-import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
+import type { ChatToolCall, ProviderFields, StreamEvent, Usage } from "./types.ts";
 import { normalizeUsage } from "./usage.ts";
+import { errorMessageOf } from "./error_shape.ts";
+import { readContent } from "./content_parts.ts";
+import { ToolCallAssembly } from "./tool_call_assembly.ts";
+import { hasFields, mergeFields, unknownMessageFields } from "./provider_fields.ts";
 
-interface PartialCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
+/** Longest stray (non-JSON, non-SSE) text kept to explain a stream that then ends early. */
+const MAX_STRAY = 2000;
 
 /** State of one streamed response; `handle` each SSE data payload, collect the events it yields. */
 export class ChunkAccumulator {
@@ -19,18 +20,30 @@ export class ChunkAccumulator {
   sawContent = false;
   finish: string | null = null;
   usage?: Usage;
-  /** Set when the provider sent an error object inside the stream. */
+  /** Set when the provider sent an error inside the stream (any shape, see error_shape.ts). */
   errorMessage?: string;
+  /**
+   * The last text the server sent that is neither JSON nor SSE (`data: upstream timeout`, a plain
+   * `Internal Server Error` line): the server's own words when the stream then ends early.
+   */
+  strayText?: string;
+  /** Content parts of unknown types that were ignored, by type. */
+  readonly ignoredParts = new Map<string, number>();
   /**
    * Counts payloads that carried something: text, reasoning, a tool-call part, a finish reason,
    * usage, an error or `[DONE]`. Keep-alive comments never reach `handle`, and empty or role-only
    * deltas do not count, so they cannot keep a stalled stream alive.
    */
   progress = 0;
-  #calls = new Map<number, PartialCall>();
+  #calls = new ToolCallAssembly();
+  #messageFields: Record<string, unknown> = {};
 
-  /** Handles one SSE data payload; returns the events it produces (invalid JSON is skipped). */
-  handle(data: string): StreamEvent[] {
+  /**
+   * Handles one SSE event's data; returns the events it produces. `event` is the SSE event name:
+   * `error` makes the data the server's error message, JSON or not. Other invalid JSON is skipped
+   * (and remembered as stray text).
+   */
+  handle(data: string, event?: string): StreamEvent[] {
     if (data.trim() === "[DONE]") {
       this.completed = this.doneSeen = true;
       this.progress++;
@@ -40,38 +53,27 @@ export class ChunkAccumulator {
     try {
       json = JSON.parse(data);
     } catch {
+      if (event === "error") this.#fail(data.trim() || "the server sent an error event");
+      else this.noteStray(data);
       return [];
     }
-    if (json?.error) {
-      this.progress++;
-      const e = json.error;
-      this.errorMessage = typeof e === "string" ? e : String(e.message ?? JSON.stringify(e));
+    const error = errorMessageOf(json) ??
+      (event === "error" ? String(json?.message ?? JSON.stringify(json)) : undefined);
+    if (error !== undefined) {
+      this.#fail(error);
       return [];
     }
-    const usage = normalizeUsage(json?.usage);
+    // Groq reports usage inside its own `x_groq` object (also) on the last chunk.
+    const usage = normalizeUsage(json?.usage ?? json?.x_groq?.usage);
     if (usage) {
       this.usage = usage;
       this.progress++;
     }
     const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
     if (!choice) return [];
-    const events: StreamEvent[] = [];
     // A server that ignores `stream: true` answers one JSON completion: its message is the delta.
     const delta = choice.delta ?? choice.message ?? {};
-    const thinking = delta.reasoning_content ?? delta.reasoning;
-    if (typeof thinking === "string" && thinking) {
-      this.sawContent = true;
-      this.progress++;
-      events.push({ type: "thinking", content: thinking });
-    }
-    if (typeof delta.content === "string" && delta.content) {
-      this.sawContent = true;
-      this.progress++;
-      events.push({ type: "token", content: delta.content });
-    }
-    if (Array.isArray(delta.tool_calls)) {
-      delta.tool_calls.forEach((tc: any, position: number) => this.#mergeCall(tc, position));
-    }
+    const events = this.#readDelta(delta);
     if (choice.finish_reason) {
       this.progress++;
       this.finish = String(choice.finish_reason);
@@ -80,40 +82,64 @@ export class ChunkAccumulator {
     return events;
   }
 
-  /** The reassembled tool calls in index order; empty arguments become `{}`. */
+  /** Remembers text that is not part of the protocol (bounded); see `strayText`. */
+  noteStray(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed) this.strayText = trimmed.slice(0, MAX_STRAY);
+  }
+
+  #fail(message: string): void {
+    this.progress++;
+    this.errorMessage = message;
+  }
+
+  #readDelta(delta: any): StreamEvent[] {
+    if (!delta || typeof delta !== "object") return [];
+    const events: StreamEvent[] = [];
+    const parts = readContent(delta.content);
+    for (const type of parts.ignored) {
+      this.ignoredParts.set(type, (this.ignoredParts.get(type) ?? 0) + 1);
+    }
+    const field = delta.reasoning_content ?? delta.reasoning;
+    const thinking = (typeof field === "string" ? field : "") + parts.thinking;
+    if (thinking) events.push({ type: "thinking", content: thinking });
+    if (parts.text) events.push({ type: "token", content: parts.text });
+    if (events.length) {
+      this.sawContent = true;
+      this.progress++;
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const part of delta.tool_calls) {
+        this.sawContent = true;
+        this.progress++;
+        this.#calls.add(part);
+      }
+    }
+    mergeFields(this.#messageFields, unknownMessageFields(delta));
+    return events;
+  }
+
+  /** The reassembled tool calls in the order they started; empty arguments become `{}`. */
   toolCalls(): ChatToolCall[] {
-    return this.#assemble(() => true);
+    return this.#calls.assemble().map((c) => c.call);
   }
 
   /** The calls whose arguments arrived as complete JSON: what a broken stream still delivered. */
   completeToolCalls(): ChatToolCall[] {
-    return this.#assemble((c) => isJson(c.arguments));
+    return this.#calls.assemble(isJson).map((c) => c.call);
   }
 
-  #assemble(keep: (call: PartialCall) => boolean): ChatToolCall[] {
-    return [...this.#calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .filter(([, c]) => c.name && keep(c))
-      .map(([index, c]) => ({
-        id: c.id || `call_${index}`,
-        type: "function" as const,
-        function: { name: c.name, arguments: c.arguments.trim() ? c.arguments : "{}" },
-      }));
-  }
-
-  #mergeCall(tc: any, position: number): void {
-    this.sawContent = true;
-    this.progress++;
-    const index = typeof tc?.index === "number" ? tc.index : position;
-    const call = this.#calls.get(index) ?? { id: "", name: "", arguments: "" };
-    if (typeof tc?.id === "string" && tc.id && !call.id) call.id = tc.id;
-    const fn = tc?.function ?? {};
-    if (typeof fn.name === "string" && fn.name && !call.name) call.name = fn.name;
-    if (typeof fn.arguments === "string") call.arguments += fn.arguments;
-    else if (fn.arguments && typeof fn.arguments === "object") {
-      call.arguments += JSON.stringify(fn.arguments);
+  /** The fields kept for the provider at `origin` (provider_fields.ts); undefined when none. */
+  providerFields(origin: string): ProviderFields | undefined {
+    const calls: Record<string, Record<string, unknown>> = {};
+    for (const { call, extra } of this.#calls.assemble()) {
+      if (Object.keys(extra).length) calls[call.id] = extra;
     }
-    this.#calls.set(index, call);
+    const fields = {
+      ...(Object.keys(this.#messageFields).length ? { message: this.#messageFields } : {}),
+      ...(Object.keys(calls).length ? { tool_calls: calls } : {}),
+    };
+    return hasFields(fields) ? { origin, ...fields } : undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 /** Small HTTP helpers shared by the chat client: endpoints, Retry-After, error bodies, backoff. */
 import { trimBaseUrl } from "./table.ts";
+import { errorMessageOf } from "./error_shape.ts";
 
 /** Longest wait honoured from a Retry-After header, in seconds; a longer one fails at once. */
 export const MAX_RETRY_AFTER = 30;
@@ -47,9 +48,15 @@ export function shortBody(text: string, max = 200): string {
   let summary = text;
   try {
     const json = JSON.parse(text);
-    const message = json?.error?.message ?? json?.message ?? json?.error ?? json?.detail;
+    const message = errorMessageOf(json) ?? json?.message;
     if (typeof message === "string") summary = message;
-  } catch { /* not JSON: use the text */ }
+  } catch {
+    // Not JSON: an HTML error page (a proxy's 502) says it in its title, else in its text.
+    if (/^\s*</.test(text) && /<\/[a-z]+>/i.test(text)) {
+      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+      summary = title?.trim() ? title : text.replace(/<[^>]*>/g, " ");
+    }
+  }
   summary = summary.replace(/\s+/g, " ").trim();
   return summary.length > max ? `${summary.slice(0, max - 1)}…` : summary;
 }

@@ -15,6 +15,7 @@ import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
 import { CONTEXT_OVERFLOW, isContextOverflow } from "./context_overflow.ts";
 import { probeContextWindow } from "./context_window.ts";
+import { originOf } from "./provider_fields.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
 
 /** Options of createChatClient; durations are seconds. */
@@ -89,9 +90,28 @@ async function* attemptOnce(
   if (outcome.kind !== "http" || !usage.ask || !refusedStreamOptions(outcome)) return outcome;
   usage.ask = false;
   attempt.body = JSON.stringify(
-    buildPayload(opts.provider, request, { stream: true, usage: false }),
+    buildPayload(opts.provider, request, { stream: true, usage: false, origin: attempt.origin }),
   );
   return yield* streamAttempt(attempt);
+}
+
+/** What every attempt of one round sends, and its time bounds. */
+function attemptOptions(
+  opts: ChatClientOptions,
+  { request, usage, signal }: { request: ChatRequest; usage: boolean; signal?: AbortSignal },
+): Parameters<typeof streamAttempt>[0] {
+  const idleTimeout = opts.idleTimeout ?? 120;
+  const origin = originOf(opts.provider, opts.baseUrl);
+  return {
+    url: endpoint(opts.baseUrl, "chat/completions"),
+    headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
+    body: JSON.stringify(buildPayload(opts.provider, request, { stream: true, usage, origin })),
+    idleTimeout,
+    pingTimeout: opts.pingTimeout ?? 600,
+    headerTimeout: opts.requestTimeout ?? idleTimeout,
+    signal,
+    origin,
+  };
 }
 
 /** Streams one round; never throws, always ends with exactly one `done` event. */
@@ -102,16 +122,7 @@ async function* streamChat(
 ): AsyncGenerator<StreamEvent> {
   const attempts = 1 + Math.max(0, opts.streamRetries ?? 2);
   const delay = opts.retryDelay ?? 0.5;
-  const idleTimeout = opts.idleTimeout ?? 120;
-  const attempt = {
-    url: endpoint(opts.baseUrl, "chat/completions"),
-    headers: { ...requestHeaders(opts.apiKey, opts.headers), accept: "text/event-stream" },
-    body: JSON.stringify(buildPayload(opts.provider, request, { stream: true, usage: usage.ask })),
-    idleTimeout,
-    pingTimeout: opts.pingTimeout ?? 600,
-    headerTimeout: opts.requestTimeout ?? idleTimeout,
-    signal,
-  };
+  const attempt = attemptOptions(opts, { request, usage: usage.ask, signal });
   const fail = (code: string, message: string): StreamEvent[] => [
     { type: "error", code, message: redact(message, opts.apiKey) },
     { type: "done", reason: "error" },

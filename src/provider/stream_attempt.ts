@@ -1,7 +1,7 @@
 /** One streamed chat-completions request: yields content events, returns how the stream ended. */
 import { createParser } from "eventsource-parser";
 import { ChunkAccumulator } from "./chunk_accumulator.ts";
-import { parseRetryAfter } from "./http_util.ts";
+import { parseRetryAfter, shortBody } from "./http_util.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
 
@@ -31,9 +31,17 @@ export interface AttemptOptions {
   /** Seconds to wait for the response head; 0 disables. */
   headerTimeout: number;
   signal?: AbortSignal;
+  /** Who answers (originOf): the fields kept for that provider are tagged with it. */
+  origin?: string;
 }
 
 const MAX_ERROR_BODY = 4096;
+/** How much of a body that is not SSE at all is kept as the server's message. */
+const MAX_RAW_HEAD = 4096;
+/** How much of a stream's end is kept to find a last line that is not SSE. */
+const MAX_TAIL = 1024;
+/** A line the SSE format knows: a field (`data:`, `event:`, `id:`, `retry:`) or a comment. */
+const SSE_LINE = /^(?::|(?:data|event|id|retry)(?::|$))/;
 /**
  * Bounds for a broken or hostile backend: one SSE event (a line that never ends included) and
  * one whole streamed response. Both are far above any real answer (a 100,000-token answer is
@@ -53,7 +61,15 @@ export async function* streamAttempt(
 ): AsyncGenerator<StreamEvent, AttemptOutcome> {
   const acc = new ChunkAccumulator();
   const outcome = yield* attempt(opts, acc);
-  if (outcome.kind !== "complete" && outcome.kind !== "cancelled") {
+  if (outcome.kind === "cancelled") return outcome;
+  if (acc.ignoredParts.size) {
+    const kinds = [...acc.ignoredParts].map(([type, n]) => `${type} ×${n}`).join(", ");
+    const total = [...acc.ignoredParts.values()].reduce((a, b) => a + b, 0);
+    yield { type: "status", message: `ignored ${total} content part(s) of unknown type: ${kinds}` };
+  }
+  const fields = acc.providerFields(opts.origin ?? "");
+  if (fields) yield { type: "provider_fields", fields };
+  if (outcome.kind !== "complete") {
     const calls = acc.completeToolCalls();
     if (calls.length) yield { type: "tool_calls", tool_calls: calls };
   }
@@ -138,10 +154,22 @@ async function* attempt(
     }
     const pending: StreamEvent[] = [];
     let overflow = false;
+    // Whether anything SSE-shaped came (an event, a comment); a body with none is not a stream,
+    // and its first KiBs (an HTML error page, a plain-text refusal) are the server's message.
+    let sawSse = false;
+    let rawHead = "";
+    // The stream's last bytes: a proxy that cuts a stream often ends it with a plain-text line.
+    let tail = "";
     const parser = createParser({
-      onEvent: (e) => pending.push(...acc.handle(e.data)),
+      onEvent: (e) => (sawSse = true, pending.push(...acc.handle(e.data, e.event))),
+      onComment: () => (sawSse = true),
       onError: (err) => {
         if (err.type === "max-buffer-size-exceeded") overflow = true;
+        // llama.cpp sends a streamed error as an `error: {...}` line instead of a data event.
+        else if (err.type === "unknown-field" && err.field === "error") {
+          sawSse = true;
+          pending.push(...acc.handle(err.value ?? "", "error"));
+        } else if (err.type === "unknown-field") acc.noteStray(err.line ?? err.field ?? "");
       },
       maxBufferSize: MAX_EVENT_CHARS,
     });
@@ -158,7 +186,10 @@ async function* attempt(
         if (value?.length) lastByte = performance.now();
         const progress = acc.progress;
         // At the end, flush the decoder and an event missing its closing blank line.
-        parser.feed(done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true }));
+        const text = done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true });
+        if (!sawSse && rawHead.length < MAX_RAW_HEAD) rawHead += text.slice(0, MAX_RAW_HEAD);
+        tail = (tail + text).slice(-MAX_TAIL);
+        parser.feed(text);
         if (acc.progress !== progress) lastOutput = performance.now();
         for (const event of pending.splice(0)) yield event;
         if (overflow) {
@@ -175,7 +206,12 @@ async function* attempt(
       reader.cancel().catch(() => {});
     }
     if (acc.errorMessage !== undefined) return { kind: "provider_error", detail: acc.errorMessage };
-    return acc.completed ? complete() : { kind: "ended", sawContent: acc.sawContent };
+    if (acc.completed) return complete();
+    if (!sawSse && rawHead.trim()) return { kind: "provider_error", detail: shortBody(rawHead) };
+    const last = tail.split(/\r\n|\r|\n/).filter((line) => line.trim()).at(-1) ?? "";
+    if (last && !SSE_LINE.test(last)) acc.noteStray(last);
+    if (acc.strayText) return { kind: "provider_error", detail: shortBody(acc.strayText) };
+    return { kind: "ended", sawContent: acc.sawContent };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
@@ -198,6 +234,9 @@ async function* wholeAnswer(
   }
   for (const event of acc.handle(read.text)) yield event;
   if (acc.errorMessage !== undefined) return { kind: "provider_error", detail: acc.errorMessage };
+  if (!acc.sawContent && !acc.completed && acc.strayText) {
+    return { kind: "provider_error", detail: shortBody(acc.strayText) };
+  }
   if (!acc.sawContent && !acc.completed) {
     return { kind: "ended", sawContent: false, detail: "the JSON answer held no message" };
   }

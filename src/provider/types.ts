@@ -14,8 +14,25 @@ export type ChatMessage =
     content: string | null;
     tool_calls?: ChatToolCall[];
     reasoning_content?: string;
+    /** Kept for the provider that sent them; buildPayload sends or drops them, never as is. */
+    provider_fields?: ProviderFields;
   }
   | { role: "tool"; tool_call_id: string; content: string; name?: string };
+
+/**
+ * Fields of an answer that svc does not read but the provider may want back on the next request
+ * (Gemini's `extra_content.google.thought_signature` on a tool call, OpenRouter's
+ * `reasoning_details`): kept with the assistant message and re-sent unchanged, but only to the
+ * provider that sent them (`origin`); another provider never sees them.
+ */
+export interface ProviderFields {
+  /** Who sent them: `<provider id> <base address>` (originOf). */
+  origin: string;
+  /** Unknown fields of the assistant message. */
+  message?: Record<string, unknown>;
+  /** Unknown fields of each tool call, by call id. */
+  tool_calls?: Record<string, Record<string, unknown>>;
+}
 
 import type { ToolSchema } from "../tool/types.ts";
 import type { ResponseFormat } from "./response_format.ts";
@@ -50,6 +67,8 @@ export type StreamEvent =
   | { type: "thinking"; content: string }
   | { type: "token"; content: string }
   | { type: "tool_calls"; tool_calls: ChatToolCall[] }
+  /** Sent before `done` when the answer carried fields svc keeps for its provider. */
+  | { type: "provider_fields"; fields: ProviderFields }
   | { type: "error"; code: string; message: string }
   | { type: "status"; message: string }
   | { type: "done"; reason: string | null; usage?: Usage };

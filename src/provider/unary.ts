@@ -4,6 +4,8 @@ import { endpoint, formatSeconds, redact, requestHeaders, shortBody } from "./ht
 import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatRequest, NonStreamingResult } from "./types.ts";
 import { normalizeUsage } from "./usage.ts";
+import { errorMessageOf } from "./error_shape.ts";
+import { originOf } from "./provider_fields.ts";
 
 interface Connection {
   provider: string;
@@ -65,7 +67,12 @@ export async function chatNonStreaming(
       {
         method: "POST",
         headers: requestHeaders(conn.apiKey, conn.headers),
-        body: JSON.stringify(buildPayload(conn.provider, request, { stream: false })),
+        body: JSON.stringify(
+          buildPayload(conn.provider, request, {
+            stream: false,
+            origin: originOf(conn.provider, conn.baseUrl),
+          }),
+        ),
       },
       conn.requestTimeout ?? 60,
       signal,
@@ -73,8 +80,16 @@ export async function chatNonStreaming(
     if (status < 200 || status >= 300) {
       return fail(`${conn.provider} returned HTTP ${status}: ${shortBody(text)}`);
     }
-    const json = JSON.parse(text);
-    if (json?.error) return fail(`${conn.provider} reported an error: ${shortBody(text)}`);
+    // deno-lint-ignore no-explicit-any -- an untyped answer, read field by field
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return fail(`${conn.provider} answered with something other than JSON: ${shortBody(text)}`);
+    }
+    if (errorMessageOf(json) !== undefined) {
+      return fail(`${conn.provider} reported an error: ${shortBody(text)}`);
+    }
     const message = json?.choices?.[0]?.message;
     if (!message) return fail(`${conn.provider} answered without a message`);
     // A backend that echoes the request (its Authorization header included) must not store the key.

@@ -1,4 +1,4 @@
-import type { ChatToolCall, Usage } from "../provider/types.ts";
+import type { ChatToolCall, ProviderFields, Usage } from "../provider/types.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 export type { PermissionRecord };
 
@@ -16,6 +16,8 @@ export interface SessionMessage {
   thinking?: string;
   reasoning?: string | boolean;
   tool_calls?: ChatToolCall[];
+  /** assistant: fields its provider sent that svc keeps to send back to that provider only. */
+  provider_fields?: ProviderFields;
   usage?: Usage;
   /** assistant: the round's cost in USD, when its model has a price. */
   cost_usd?: number;
@@ -29,6 +31,11 @@ export interface SessionMessage {
   analysis?: string;
   /** system: a compaction summary; messages before this index are summarized. */
   compact_from?: number;
+  /**
+   * tool: the nested instruction files (worktree-relative) delivered with this result, so a
+   * resumed session does not send them again (src/engine/nested_instructions.ts).
+   */
+  instructions?: string[];
   /** system: what made the compaction summary: `/compact`, or automatic (and why, how full). */
   compaction?: {
     trigger: "manual" | "auto";
@@ -36,6 +43,24 @@ export interface SessionMessage {
     estimated_tokens?: number;
     window?: number;
   };
+}
+
+/**
+ * The values of the system prompt's environment block that are taken once per session (at its
+ * first turn, and again on a later day): the date, the time zone and the repository state.
+ */
+export interface SessionEnvironment {
+  /** When they were taken (ISO). */
+  taken_at: string;
+  /** The local date then (YYYY-MM-DD) and the time zone it is in. */
+  date: string;
+  time_zone: string;
+  /**
+   * The git repository holding the worktree then: its branch and how many files `git status`
+   * listed (null with `note` when it could not tell); null when there is none; absent when it
+   * was not looked at (`context.git` off).
+   */
+  git?: { branch: string; changed: number | null; note?: string } | null;
 }
 
 /** The session document as stored in `.svc/sessions/<name>.json`. */
@@ -50,4 +75,5 @@ export interface SessionData {
   errors: TurnError[];
   permissions: PermissionRecord[];
   sub_sessions?: string[];
+  environment?: SessionEnvironment;
 }

@@ -38,7 +38,18 @@ export type Reply =
    * `forMs`, after that long the answer `then` follows and the stream completes.
    */
   | { keepAlive: true; text?: string; everyMs?: number; forMs?: number; then?: string }
-  | { raw: string };
+  | RawReply;
+
+/**
+ * A body replayed byte for byte (a recorded stream transcript): served with `headers` (default
+ * `content-type: text/event-stream`) and HTTP 200, in `writes` network writes (default 1) cut at
+ * even byte offsets, so lines, events and multi-byte characters may straddle two reads.
+ */
+export interface RawReply {
+  raw: string | Uint8Array;
+  writes?: number;
+  headers?: Record<string, string>;
+}
 
 /** A running fake server. */
 export interface FakeProvider {
@@ -52,10 +63,14 @@ export interface FakeProvider {
 const encoder = new TextEncoder();
 const MODEL = "fake-model";
 
-/** Starts a fake provider answering from `script` (an array consumed in order, or a function). */
+/**
+ * Starts a fake provider answering from `script` (an array consumed in order, or a function).
+ * `hostname` (default 127.0.0.1) is the address it listens on: 0.0.0.0 lets a container reach it
+ * through the host's address; `url` stays the loopback one.
+ */
 export function startFakeProvider(
   script: Reply[] | ((body: any, index: number) => Reply),
-  options: { models?: string[] } = {},
+  options: { models?: string[]; hostname?: string } = {},
 ): Promise<FakeProvider> {
   const requests: FakeProvider["requests"] = [];
   const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -90,9 +105,7 @@ export function startFakeProvider(
         headers: reply.headers,
       });
     }
-    if ("raw" in reply) {
-      return new Response(reply.raw, { headers: { "content-type": "text/event-stream" } });
-    }
+    if ("raw" in reply) return rawResponse(reply, closing.signal);
     const model = typeof body?.model === "string" ? body.model : MODEL;
     if (
       body?.stream === false && !("cut" in reply) && !("stall" in reply) && !("keepAlive" in reply)
@@ -104,7 +117,7 @@ export function startFakeProvider(
 
   return new Promise((resolve) => {
     const server = Deno.serve({
-      hostname: "127.0.0.1",
+      hostname: options.hostname ?? "127.0.0.1",
       port: 0,
       signal: closing.signal,
       onListen: () => {},
@@ -225,7 +238,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 function streamResponse(
-  reply: Exclude<Reply, { status: number } | { raw: string }>,
+  reply: Exclude<Reply, { status: number } | RawReply>,
   model: string,
   open: Set<ReadableStreamDefaultController<Uint8Array>>,
   closing: AbortSignal,
@@ -299,6 +312,25 @@ function streamResponse(
   return new Response(stream, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
   });
+}
+
+function rawResponse(reply: RawReply, closing: AbortSignal): Response {
+  const bytes = typeof reply.raw === "string" ? encoder.encode(reply.raw) : reply.raw;
+  const headers = reply.headers ?? { "content-type": "text/event-stream" };
+  const writes = Math.max(1, Math.min(reply.writes ?? 1, bytes.length));
+  if (writes === 1) return new Response(bytes.slice(), { headers });
+  const size = Math.ceil(bytes.length / writes);
+  let at = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (at > 0) await sleep(5, closing); // each write reaches the client on its own
+      if (closing.aborted || at >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(at, at + size));
+      at += size;
+      if (at >= bytes.length) controller.close();
+    },
+  }, { highWaterMark: 0 });
+  return new Response(stream, { headers });
 }
 
 /** The non-streaming chat.completion object for a text reply. */

@@ -144,3 +144,18 @@ Deno.test("fake provider closes promptly with a stalled stream open", async () =
   assert.ok(Date.now() - started < 1000);
   await reader.cancel().catch(() => {});
 });
+
+Deno.test("fake provider replays raw bytes exactly, cut into the asked number of writes", async () => {
+  const raw = new TextEncoder().encode('data: {"a":"é"}\r\n\r\ndata:[DONE]\r\n\r\n');
+  const fake = await startFakeProvider([{ raw, writes: 3, headers: { "content-type": "x/y" } }]);
+  try {
+    const res = await fetch(`${fake.url}/v1/chat/completions`, { method: "POST", body: "{}" });
+    assert.equal(res.headers.get("content-type"), "x/y");
+    const reads: Uint8Array[] = [];
+    for await (const part of res.body!) reads.push(part);
+    assert.deepEqual(concat(reads), raw);
+    assert.ok(reads.length >= 2, `${reads.length} read(s)`);
+  } finally {
+    await fake.close();
+  }
+});

@@ -41,7 +41,7 @@ Deno.test("shortBody, redact and endpoint shape error text and URLs", () => {
     [
       "bad key here",
       "nope",
-      "<html> Gateway Timeout</html>",
+      "Gateway Timeout",
       200,
       "key *** and *** again",
       "nothing",

@@ -81,3 +81,44 @@ Deno.test("buildPayload leaves reasoning of other providers alone under a small 
     enable_thinking: true,
   });
 });
+
+Deno.test("fields kept from an answer go back only to the provider that sent them, never as an envelope", () => {
+  const origin = "openrouter https://openrouter.ai/api";
+  const details = [{ type: "reasoning.text", text: "hm", format: "anthropic-claude-v1" }];
+  const signature = { google: { thought_signature: "CiQB" } };
+  const call = { id: "c1", type: "function" as const, function: { name: "f", arguments: "{}" } };
+  const kept = [
+    ...messages,
+    {
+      role: "assistant" as const,
+      content: "",
+      tool_calls: [call],
+      provider_fields: {
+        origin,
+        message: { reasoning_details: details },
+        tool_calls: { c1: { extra_content: signature } },
+      },
+    },
+    { role: "tool" as const, tool_call_id: "c1", content: "ok" },
+  ];
+  const sent = (to: string) =>
+    buildPayload("openrouter", { model: "m", messages: kept }, { stream: false, origin: to })
+      .messages;
+  assert.deepEqual(sent(origin), [
+    ...messages,
+    {
+      role: "assistant",
+      content: "",
+      reasoning_details: details,
+      tool_calls: [{ ...call, extra_content: signature }],
+    },
+    kept[2],
+  ]);
+  for (const other of ["openrouter http://127.0.0.1:9", "generic https://openrouter.ai/api"]) {
+    assert.deepEqual(sent(other), [
+      ...messages,
+      { role: "assistant", content: "", tool_calls: [call] },
+      kept[2],
+    ]);
+  }
+});

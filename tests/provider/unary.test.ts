@@ -76,3 +76,23 @@ Deno.test("listModels throws a readable error when the backend is unreachable", 
     return true;
   });
 });
+
+Deno.test("chatNonStreaming reports an error answer of any shape, and a body that is not JSON, in the server's words", async () => {
+  const fake = await startFakeProvider([
+    { raw: '{"object":"error","message":"The model `m` does not exist.","code":404}' },
+    { raw: '[{"error":{"code":400,"message":"Bad thing","status":"INVALID_ARGUMENT"}}]' },
+    { raw: "Internal Server Error", headers: { "content-type": "text/plain" } },
+  ]);
+  try {
+    const client = createChatClient({ provider: "generic", baseUrl: fake.url, apiKey: "" });
+    const errors = [];
+    for (let i = 0; i < 3; i++) errors.push((await client.chatNonStreaming(request)).error);
+    assert.deepEqual(errors, [
+      "generic reported an error: The model `m` does not exist.",
+      "generic reported an error: Bad thing",
+      "generic answered with something other than JSON: Internal Server Error",
+    ]);
+  } finally {
+    await fake.close();
+  }
+});
