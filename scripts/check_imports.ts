@@ -28,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["catalog"],
   ["engine"],
   ["runtime"],
-  ["http", "mcp", "repl", "jobs", "fleet", "eval"],
+  ["http", "mcp", "repl", "jobs", "fleet", "eval", "acp"],
   ["cli"],
   ["main"],
 ];

@@ -17,6 +17,7 @@ import { fleetCommand } from "./fleet_cmd.ts";
 import { sandboxCommand } from "./sandbox_cmd.ts";
 import { undoCommand } from "./undo_cmd.ts";
 import { sessionsCommand } from "./sessions_cmd.ts";
+import { acpCommand } from "./acp_cmd.ts";
 import { USAGE_EXIT } from "./usage.ts";
 
 /** Each top-level command by name, built on demand. */
@@ -27,6 +28,7 @@ const COMMANDS: ReadonlyArray<readonly [string, (setExit: (code: number) => void
   ["plugins", (setExit) => pluginsCommand({ setExit })],
   ["serve", serveCommand],
   ["mcp", mcpCommand],
+  ["acp", acpCommand],
   ["trust", trustCommand],
   ["types", (setExit) => catalogCommand("types", setExit)],
   ["skills", (setExit) => catalogCommand("skills", setExit)],

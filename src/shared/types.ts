@@ -55,10 +55,17 @@ export interface TurnError {
 /**
  * Who decided an ask-gated call: the person at the terminal, a command-line flag (`--yes`,
  * `--no`), a configured approver (a hook or a permission-prompt MCP tool, docs/hooks.md), an MCP
- * client, a sub-agent's lead, or the policy itself (allow, deny, or an ask that no one could
- * answer).
+ * or HTTP client, an editor over ACP (`svc acp`, docs/acp.md), a sub-agent's lead, or the policy
+ * itself (allow, deny, or an ask that no one could answer).
  */
-export type ApprovalAuthor = "user" | "flag" | "approver" | "client" | "lead" | "policy";
+export type ApprovalAuthor =
+  | "user"
+  | "flag"
+  | "approver"
+  | "client"
+  | "editor"
+  | "lead"
+  | "policy";
 
 /** One audit entry of the `permissions` array: every tool call lands here. */
 export interface PermissionRecord {

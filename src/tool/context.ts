@@ -1,5 +1,12 @@
 import type { Config } from "../config/schema.ts";
-import type { AskRequest, ToolContext, ToolHost, ToolOutput } from "./types.ts";
+import type {
+  AskRequest,
+  FileAccess,
+  TerminalRunner,
+  ToolContext,
+  ToolHost,
+  ToolOutput,
+} from "./types.ts";
 
 /** What every tool context is made of; the one place a ToolContext is built. */
 export interface ContextParts {
@@ -20,6 +27,10 @@ export interface ContextParts {
   outsideApproved?: boolean;
   /** Records a file's content before a write (the turn's checkpoint). */
   beforeWrite?: (path: string) => Promise<void>;
+  /** The file tools' backend when it is not the disk (an editor's, over ACP). */
+  files?: FileAccess;
+  /** Runs unsandboxed commands in the front-end's terminal (an editor's, over ACP). */
+  terminal?: TerminalRunner;
 }
 
 /** Builds the ToolContext handed to a tool's `run`. */
@@ -37,5 +48,7 @@ export function toolContext(parts: ContextParts): ToolContext {
     ...(parts.host ? { host: parts.host } : {}),
     ...(parts.outsideApproved ? { outsideApproved: true } : {}),
     ...(parts.beforeWrite ? { beforeWrite: parts.beforeWrite } : {}),
+    ...(parts.files ? { files: parts.files } : {}),
+    ...(parts.terminal ? { terminal: parts.terminal } : {}),
   };
 }

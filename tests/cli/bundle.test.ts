@@ -49,16 +49,18 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
     "json",
   ]);
   await fake.close();
-  // Start-up chunks import none of the Node modules Deno compiles on first use (about 50 ms);
-  // commander still reaches them when it prints help or a usage error.
-  const slow = /from "node:(fs|module|process|child_process|util)"/;
+  // Start-up chunks and the bundled plugins' modules import none of the Node modules Deno
+  // compiles on first use (about 50 ms; node:buffer alone about 5); commander still reaches them
+  // when it prints help or a usage error.
+  const slow = /from "node:(fs|module|process|child_process|util|buffer)"/;
   const startup = ["main.js", "chunk-*", "program-*", "run_action-*"].map((glob) =>
     new RegExp(`^${glob.replace("*", ".*")}\\.js$`)
   );
   const eager = [...Deno.readDirSync(dist)]
     .filter((e) => e.isFile && startup.some((r) => r.test(e.name)))
-    .filter((e) => slow.test(Deno.readTextFileSync(`${dist}/${e.name}`)))
-    .map((e) => e.name);
+    .map((e) => e.name)
+    .concat(BUNDLED_PLUGINS.map((name) => `plugins/${name}/mod.js`))
+    .filter((name) => slow.test(Deno.readTextFileSync(`${dist}/${name}`)));
   assert.deepEqual(eager, []);
   const usage = await run(["run", "--bogus"]);
   assert.deepEqual([usage.code, new TextDecoder().decode(usage.stderr)], [
@@ -87,8 +89,40 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
     true,
   ]);
   await startsWithoutZod(dist, run, box.env.HOME);
+  await answersAcpInitialize(dist, box);
   await Deno.remove(dist, { recursive: true });
 });
+
+/** `svc acp` from the bundle answers `initialize`: the ACP SDK is in the build. */
+async function answersAcpInitialize(
+  dist: string,
+  box: { worktree: string; env: Record<string, string> },
+): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SVC_PERMISSIONS, `${dist}/main.js`, "acp"],
+    cwd: box.worktree,
+    env: box.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const request = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } };
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(`${JSON.stringify(request)}\n`));
+  // The answer is read before stdin closes: the agent stops at the end of its input.
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    text += value;
+  }
+  await writer.close();
+  await lines.cancel();
+  assert.equal((await child.status).code, 0);
+  const answer = JSON.parse(text.split("\n")[0]);
+  assert.deepEqual([answer.id, answer.result.agentInfo.name], [1, "svc"]);
+}
 
 /**
  * The rewrite of commander's chunk (scripts/bundle_commander.ts) holds at run time: with its lazy

@@ -1,6 +1,8 @@
 /** Helpers shared by file_write and file_edit: how and where a write lands, line counts. */
 import { dirname, resolve } from "../../../src/plugin/api.ts";
 import type { ToolContext } from "../../../src/plugin/api.ts";
+import { writeFileConfined } from "../../../src/tool/confined_write.ts";
+import { readThrough, writeThrough } from "../../../src/tool/file_access.ts";
 
 /**
  * `writeFileConfined` options: a file keeps its mode, a new one gets 0o666 less the umask, missing
@@ -17,6 +19,25 @@ export function writeOptions(ctx: ToolContext) {
     // The turn's checkpoint keeps the file's content before its first change (svc undo).
     before: ctx.beforeWrite,
   };
+}
+
+/**
+ * Writes a file tool's text to `target`: through the front-end's backend when it gave one (an
+ * editor over ACP), else crash-safely to disk with `writeOptions`.
+ */
+export async function writeText(
+  ctx: ToolContext,
+  target: string,
+  { content }: { content: string },
+): Promise<void> {
+  if (ctx.files?.writeText) await writeThrough(ctx.files.writeText, target, { content, ctx });
+  else await writeFileConfined(target, content, writeOptions(ctx));
+}
+
+/** A file's text before a write: the editor's when it reads files (an unsaved buffer), else the disk's. */
+export async function currentText(ctx: ToolContext, target: string): Promise<string> {
+  if (!ctx.files?.readText) return await Deno.readTextFile(target);
+  return await readThrough(ctx.files.readText, target, { signal: ctx.signal }) ?? "";
 }
 
 /**

@@ -2,17 +2,17 @@
 import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, resolvePath } from "../../../src/plugin/api.ts";
-import { writeFileConfined } from "../../../src/tool/confined_write.ts";
-import { writeOptions, writeTarget } from "./common.ts";
+import { readThrough } from "../../../src/tool/file_access.ts";
+import { writeTarget, writeText } from "./common.ts";
 import { diffPreview } from "./diff_preview.ts";
 import { findAll, notFoundHint } from "./matching.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    path: z.string().describe("File path"),
+    path: z.string(),
     old: z.string(),
     new: z.string(),
-    count: z.number().int().min(0).optional().describe("Default 1; 0 = all"),
+    count: z.number().int().min(0).optional(),
   });
 
 /** The file_edit tool. */
@@ -43,14 +43,8 @@ async function editFile(
     const info = await Deno.stat(target);
     if (info.isDirectory) return fail(`${abs} is a directory`);
     if (!info.isFile) return fail(`${abs} is not a regular file`);
-    const bytes = await Deno.readFile(target);
-    if (bytes.includes(0)) return fail(`Cannot edit ${abs}: binary file`);
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      return fail(`Cannot edit ${abs}: not valid UTF-8 text`);
-    }
+    const text = await editedText(ctx, target);
+    if (typeof text !== "string") return fail(`Cannot edit ${abs}: ${text.problem}`);
     let { old, new: replacement } = args;
     let at = findAll(text, old);
     if (at.length === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(old)) {
@@ -74,7 +68,7 @@ async function editFile(
     }
     updated += text.slice(from);
     ctx.signal.throwIfAborted();
-    await writeFileConfined(target, updated, writeOptions(ctx));
+    await writeText(ctx, target, { content: updated });
     const lines = linesOf(text, at.slice(0, 5));
     const where = at.length > 5 ? `${lines.join(", ")}, ...` : lines.join(", ");
     const noun = at.length === 1 ? "occurrence" : "occurrences";
@@ -87,6 +81,21 @@ async function editFile(
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return fsError(err, abs, { action: "edit" });
+  }
+}
+
+/** The file's text: the editor's (an unsaved buffer included) when it reads files, else the disk's. */
+async function editedText(ctx: ToolContext, target: string): Promise<string | { problem: string }> {
+  if (ctx.files?.readText) {
+    const text = await readThrough(ctx.files.readText, target, { signal: ctx.signal });
+    return text ?? { problem: "the editor has no such file" };
+  }
+  const bytes = await Deno.readFile(target);
+  if (bytes.includes(0)) return { problem: "binary file" };
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return { problem: "not valid UTF-8 text" };
   }
 }
 

@@ -3,11 +3,11 @@ import type { ArgsOf, Zod } from "../../../src/plugin/api.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
 import { writeFileConfined } from "../../../src/tool/confined_write.ts";
-import { countLines, writeOptions, writeTarget } from "./common.ts";
+import { countLines, currentText, writeOptions, writeTarget, writeText } from "./common.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    path: z.string().describe("File path"),
+    path: z.string(),
     content: z.string(),
     mode: z.enum(["write", "append"]).optional().describe("Default write"),
   });
@@ -17,7 +17,7 @@ export const fileWrite: Tool = {
   name: "file_write",
   category: "edit",
   description:
-    "Write a text file, creating parent dirs. mode write replaces it; append adds to the end. Use file_edit for small changes.",
+    "Write a text file (parent dirs created): mode write replaces it, append adds to the end.",
   schema,
   aliases: ["write_file", "write"],
   pathArgs: ["path"],
@@ -42,12 +42,15 @@ async function writeFile(
     if (existing?.isDirectory) return fail(`${abs} is a directory`);
     if (existing && !existing.isFile) return fail(`${abs} is not a regular file`);
     ctx.signal.throwIfAborted();
-    let data = new TextEncoder().encode(args.content);
-    if (append && existing) {
-      const before = await Deno.readFile(target);
-      data = concat(before, data);
+    if (ctx.files?.writeText) {
+      // The editor writes the file; an append adds to the text it has.
+      const before = append && existing ? await currentText(ctx, target) : "";
+      await writeText(ctx, target, { content: before + args.content });
+    } else {
+      let data = new TextEncoder().encode(args.content);
+      if (append && existing) data = concat(await Deno.readFile(target), data);
+      await writeFileConfined(target, data, writeOptions(ctx));
     }
-    await writeFileConfined(target, data, writeOptions(ctx));
     const verb = !existing ? "Created" : append ? "Appended" : "Overwritten";
     const size = `${plural(countLines(args.content), "line")}, ${
       plural(args.content.length, "char")
