@@ -1,12 +1,10 @@
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  readRequestBody,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, readRequestBody } from "@modelcontextprotocol/server";
 import type { ClientInfo, HttpEndpoint } from "../plugin/api.ts";
 import { refuseBatch } from "./batch.ts";
 import { createMcpServer, type McpHost } from "./server.ts";
+import { sessionUpdateBus } from "./sessions.ts";
+import { serveLegacy } from "./http_legacy.ts";
+import { requestErrors, type RequestErrorSinks } from "./request_errors.ts";
 
 /** Largest JSON-RPC body accepted on POST /mcp. */
 export const MAX_MCP_BYTES = 4 * 1024 * 1024;
@@ -23,12 +21,18 @@ const ANONYMOUS: ClientInfo = { authenticated: false };
  * instance per request, `initialize` answered), chosen per request by how the client speaks.
  * JSON-RPC batches are refused (-32600) in the revisions that removed them (2025-06-18 on).
  * Closing the request (`request.signal`) or its SSE stream cancels the running call. Replies are
- * JSON, or SSE when the SDK streams; other methods get 405 with an explanation.
+ * JSON, or SSE when progress or log notifications precede the result (a 2026-07-28 call that
+ * sends them; a 2025-era `tools/call` whose client accepts `text/event-stream`); session updates
+ * reach 2026-07-28 `subscriptions/listen` streams. Other methods get 405 with an explanation.
+ * What the SDK reports while answering a request goes to `onClientError` under a 4xx reply, else
+ * `onError`.
  */
 export function createMcpHttpEndpoint(
   host: McpHost,
-  options: { onError?: (error: Error) => void } = {},
+  options: RequestErrorSinks = {},
 ): HttpEndpoint {
+  const errors = requestErrors(options);
+  const updates = sessionUpdateBus(host.sessions, errors.report);
   // One modern handler per kind of client: the factory then knows whether its client may
   // confirm ask-gated calls without svc handing the SDK an auth object it does not use.
   const modern = new Map<boolean, ReturnType<typeof createMcpHandler>>();
@@ -36,66 +40,42 @@ export function createMcpHttpEndpoint(
     let handler = modern.get(client.authenticated);
     if (!handler) {
       const fixed = { authenticated: client.authenticated };
-      handler = createMcpHandler(() => createMcpServer(host, fixed), {
+      handler = createMcpHandler(({ era }) => createMcpServer(host, { client: fixed, era }), {
         legacy: "reject",
+        bus: updates.bus(),
         responseMode: "auto",
         maxRequestBodySize: MAX_MCP_BYTES,
         maxSubscriptions: 16,
-        onerror: options.onError,
+        onerror: errors.report,
       });
       modern.set(client.authenticated, handler);
     }
     return handler;
   };
   return {
-    async fetch(request, client = ANONYMOUS) {
-      if (request.method !== "POST") return rpcError(405, -32000, NOT_POST, { allow: "POST" });
-      const read = await readRequestBody(request, MAX_MCP_BYTES);
-      if (read.tooLarge) return rpcError(413, -32000, "Payload too large");
-      let body: unknown;
-      try {
-        body = JSON.parse(read.text);
-      } catch {
-        return rpcError(400, -32700, "Parse error: the body is not valid JSON");
-      }
-      const batch = refuseBatch(body, request.headers.get("mcp-protocol-version"));
-      if (batch) return rpcError(400, -32600, batch);
-      if (await isLegacyRequest(request, body)) return await serveLegacy(request, body, client);
-      return await modernFor(client).fetch(request, { parsedBody: body });
-    },
+    fetch: (request, client = ANONYMOUS) =>
+      errors.around(async () => {
+        if (request.method !== "POST") return rpcError(405, -32000, NOT_POST, { allow: "POST" });
+        const read = await readRequestBody(request, MAX_MCP_BYTES);
+        if (read.tooLarge) return rpcError(413, -32000, "Payload too large");
+        let body: unknown;
+        try {
+          body = JSON.parse(read.text);
+        } catch {
+          return rpcError(400, -32700, "Parse error: the body is not valid JSON");
+        }
+        const batch = refuseBatch(body, request.headers.get("mcp-protocol-version"));
+        if (batch) return rpcError(400, -32600, batch);
+        if (await isLegacyRequest(request, body)) {
+          return await serveLegacy(host, request, { body, client, onError: errors.report });
+        }
+        return await modernFor(client).fetch(request, { parsedBody: body });
+      }),
     async close() {
+      updates.stop();
       await Promise.all([...modern.values()].map((handler) => handler.close()));
     },
   };
-
-  /** One 2025-era request on a fresh stateless instance, answered as plain JSON. */
-  async function serveLegacy(request: Request, body: unknown, client: ClientInfo) {
-    const server = createMcpServer(host, { authenticated: client.authenticated });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    transport.onerror = options.onError;
-    await server.connect(transport);
-    // A client that goes away closes the instance, which cancels its running call; the SDK's
-    // JSON reply would then never come, so the exchange ends here (nobody reads the answer).
-    let hangUp!: () => void;
-    const gone = new Promise<Response>((resolve) => {
-      hangUp = () => {
-        void server.close().catch(() => {});
-        resolve(new Response(null, { status: 499 }));
-      };
-    });
-    request.signal.addEventListener("abort", hangUp, { once: true });
-    if (request.signal.aborted) hangUp();
-    try {
-      return await Promise.race([transport.handleRequest(request, { parsedBody: body }), gone]);
-    } finally {
-      request.signal.removeEventListener("abort", hangUp);
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
-    }
-  }
 }
 
 function rpcError(

@@ -1,88 +1,51 @@
-import {
-  type CallToolResult,
-  McpServer,
-  ResourceNotFoundError,
-  ResourceTemplate,
-  type StandardSchemaWithJSON,
-} from "@modelcontextprotocol/server";
+import { McpServer } from "@modelcontextprotocol/server";
 import type { ClientInfo, ServiceSessions, ServiceTools } from "../plugin/api.ts";
+import type { ServedPrompts } from "../runtime/served_prompts.ts";
+import { registerPrompts } from "./prompts.ts";
+import { registerSessions, SESSION_URI, type SessionUpdates } from "./sessions.ts";
+import { registerTools } from "./tools.ts";
 
-/** What an MCP server is built from: the exposed tools and the saved sessions. */
+export { SESSION_URI };
+
+/** What an MCP server is built from: the exposed tools, the saved sessions, the catalogs. */
 export interface McpHost {
   version: string;
   tools: ServiceTools;
   sessions: ServiceSessions;
+  prompts: ServedPrompts;
 }
 
-/** URI template of session resources. */
-export const SESSION_URI = "svc://session/{name}";
+/** Which client an instance serves, in which protocol era, and how it delivers updates. */
+export interface McpInstanceOptions {
+  /** Whether the client may confirm ask-gated calls. */
+  client: ClientInfo;
+  era: "legacy" | "modern";
+  /** Default `none`: the serving entry delivers session updates, if anyone does. */
+  updates?: SessionUpdates;
+}
 
 /**
- * A fresh MCP server instance (both eras serve from it) for one client: every exposed tool, and
- * every saved session as the resource `svc://session/<name>`. The SDK answers the protocol;
- * arguments are validated by svc's own normalization inside `tools.call`, never by the SDK, so
- * argument aliases and coercion behave exactly as in the agent loop. Whether `client` is
- * authenticated decides whether it may confirm ask-gated calls.
+ * A fresh MCP server instance for one client: every exposed tool (with progress and logging while
+ * it runs), every saved session as the resource `svc://session/<name>` (completion of names,
+ * subscriptions), and the catalogs as prompts (with completion of entry names). The SDK answers
+ * the protocol, `logging/setLevel` and `completion/complete` included.
  */
-export function createMcpServer(host: McpHost, client: ClientInfo): McpServer {
+export function createMcpServer(host: McpHost, options: McpInstanceOptions): McpServer {
   const server = new McpServer({ name: "svc", version: host.version }, {
-    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-    instructions: "svc exposes its policy-filtered tools and its saved sessions " +
-      "(resources svc://session/<name>, JSON).",
-  });
-  for (const tool of host.tools.list()) {
-    const category = tool.category;
-    server.registerTool(tool.name, {
-      description: tool.description,
-      inputSchema: svcValidated(tool.inputSchema),
-      annotations: {
-        readOnlyHint: category === "read" || category === "list",
-        destructiveHint: category === "edit" || category === "bash",
-        openWorldHint: category === "web" || category === "mcp",
-      },
-    }, async (args: unknown, ctx): Promise<CallToolResult> => {
-      const result = await host.tools.call(tool.name, args, ctx.mcpReq.signal, client);
-      return {
-        content: [{ type: "text", text: result.content }],
-        ...(result.ok ? {} : { isError: true }),
-      };
-    });
-  }
-  const list = async () => ({
-    resources: (await host.sessions.list()).map((name) => ({
-      uri: `svc://session/${name}`,
-      name,
-      mimeType: "application/json",
-    })),
-  });
-  server.registerResource(
-    "session",
-    new ResourceTemplate(SESSION_URI, { list }),
-    { mimeType: "application/json", description: "A saved svc session log (read-only)" },
-    async (uri, variables) => {
-      const name = String(variables.name ?? "");
-      // Only names enumerated from the sessions folder are read: nothing else reaches the disk.
-      if (!(await host.sessions.list()).includes(name)) throw new ResourceNotFoundError(uri.href);
-      const data = await host.sessions.read(name);
-      return {
-        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data) }],
-      };
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false, subscribe: true },
+      prompts: { listChanged: false },
+      logging: {},
     },
-  );
+    instructions: "svc exposes its policy-filtered tools, its saved sessions " +
+      "(resources svc://session/<name>, JSON) and its agent types, skills and teams (prompts).",
+  });
+  registerTools(server, { tools: host.tools, client: options.client });
+  registerSessions(server, host.sessions, {
+    era: options.era,
+    updates: options.updates ?? "none",
+  });
+  registerPrompts(server, host.prompts);
   return server;
-}
-
-/**
- * A schema the SDK advertises as `inputSchema` but whose validation accepts any value: the
- * arguments are checked by `tools.call` (svc's normalizer), which reports problems as tool results.
- */
-function svcValidated(schema: Record<string, unknown>): StandardSchemaWithJSON<unknown> {
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "svc",
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: () => schema, output: () => schema },
-    },
-  };
 }

@@ -7,6 +7,7 @@ import {
   parseJSONRPCMessage,
   type Transport,
 } from "@modelcontextprotocol/server";
+import { StdioEra } from "./stdio_era.ts";
 
 /** Longest accepted line, in bytes (as POST /mcp's body). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -16,7 +17,8 @@ type Id = string | number;
 /**
  * Newline-delimited JSON-RPC over a byte stream, for the SDK's `serveStdio`. Unlike the SDK's own
  * stdio transport it answers what it cannot pass on, as POST /mcp does: a line that is not JSON
- * gets -32700, a batch or a value that is not a JSON-RPC message -32600, an overlong line -32600.
+ * gets -32700, a batch or a value that is not a JSON-RPC message -32600, an overlong line -32600,
+ * and after a modern opening a request without its `_meta` envelope -32602 (stdio_era.ts).
  * At the end of input it waits until every request it passed on has been answered (or cancelled)
  * before it reports the connection closed, so a client that writes its requests and closes its end
  * still gets every answer. `drained` resolves once it is closed.
@@ -36,6 +38,8 @@ export class LineTransport implements Transport {
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
   #resolveDrained!: () => void;
   #encoder = new TextEncoder();
+  /** POST /mcp's `_meta` rule for the requests after a modern opening (stdio_era.ts). */
+  #era = new StdioEra();
 
   constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
     this.#input = input;
@@ -125,8 +129,15 @@ export class LineTransport implements Transport {
       this.#reply(idOf(value), -32600, "Invalid Request: not a JSON-RPC 2.0 message");
       return;
     }
-    if (isJSONRPCRequest(message)) this.#pending.add(message.id);
-    else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+    if (isJSONRPCRequest(message)) {
+      const refused = this.#era.check(message);
+      if (refused) {
+        void this.#write({ jsonrpc: "2.0", id: message.id, error: refused } as JSONRPCMessage)
+          .catch((err) => this.onerror?.(err));
+        return;
+      }
+      this.#pending.add(message.id);
+    } else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: Id } | undefined)?.requestId;
       if (id !== undefined) this.#settle(id);
     }

@@ -100,6 +100,8 @@ export interface ServiceToolInfo {
 export interface ServiceToolResult {
   content: string;
   ok: boolean;
+  /** Images the tool returned beside its text (base64 data, MIME type). */
+  images?: Array<{ data: string; mimeType: string }>;
 }
 
 /** Who is calling: whether the client proved itself (the bearer token of `svc serve`). */
@@ -116,13 +118,25 @@ export interface ClientInfo {
  */
 export interface ServiceTools {
   list(): ServiceToolInfo[];
-  /** Without `client` the caller counts as unauthenticated. */
+  /**
+   * Without `client` the caller counts as unauthenticated; `observer` hears what the call reports
+   * while it runs (MCP progress and logging).
+   */
   call(
     name: string,
     args: unknown,
     signal: AbortSignal,
     client?: ClientInfo,
+    observer?: ServiceCallObserver,
   ): Promise<ServiceToolResult>;
+}
+
+/** What a served tool call reports while it runs. */
+export interface ServiceCallObserver {
+  /** An activity line of the running tool (run_command's latest output line). */
+  status?(line: string): void;
+  /** A warning about the call (a hook's notice). */
+  warning?(message: string): void;
 }
 
 /** Saved sessions, read-only: serving never mutates a session. */
@@ -131,6 +145,11 @@ export interface ServiceSessions {
   list(): Promise<string[]>;
   /** The stored session document; rejects when the name is invalid or not saved. */
   read(name: string): Promise<unknown>;
+  /**
+   * Calls `onChange(name)` after session `name`'s file changed (written, appended, removed);
+   * returns the function that stops watching.
+   */
+  watch?(onChange: (name: string) => void): () => void;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { pathToFileURL } from "../util/file_url.ts";
 import type { Config } from "../config/schema.ts";
 import type { ToolContext, ToolOutput } from "../tool/types.ts";
+import { toolImages } from "../tool/images.ts";
 import type { PluginGrant } from "./grant.ts";
 import { HOOKS } from "./registrars.ts";
 import type {
@@ -425,5 +426,6 @@ function plainOutput(out: unknown): ToolOutput {
     content: String(record.content ?? ""),
     ...(record.ok === false ? { ok: false } : {}),
     ...(typeof record.status === "string" ? { status: record.status } : {}),
+    ...(toolImages(record.images) ? { images: toolImages(record.images) } : {}),
   };
 }

@@ -12,6 +12,7 @@ import * as z from "zod";
 import { argSchema, useZod } from "../tool/arg_schema.ts";
 import { toolContext } from "../tool/context.ts";
 import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
+import { toolImages } from "../tool/images.ts";
 import type { CommandDef, PluginHookDef } from "./api.ts";
 import { emptyRegistrations, HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
 import {
@@ -348,6 +349,7 @@ function plainOutput(out: unknown): ToolOutput {
     content: String(record.content ?? ""),
     ...(record.ok === false ? { ok: false } : {}),
     ...(typeof record.status === "string" ? { status: record.status } : {}),
+    ...(toolImages(record.images) ? { images: toolImages(record.images) } : {}),
   };
 }
 

@@ -2,15 +2,21 @@ import type { ServiceSessions, ServiceTools } from "../plugin/api.ts";
 import { VERSION } from "../version.ts";
 import type { Runtime } from "./runtime.ts";
 import { auditLog } from "./served_audit.ts";
+import { type ServedPrompts, servedPrompts } from "./served_prompts.ts";
 import { sessionReader } from "./served_sessions.ts";
 import { servedTools, type ServeToolsOptions } from "./served_tools.ts";
 
-/** What serving exposes (MCP, plugin services): tools, read-only sessions, version, worktree. */
+/**
+ * What serving exposes (MCP, plugin services): tools, read-only sessions, the catalogs as prompts,
+ * version, worktree.
+ */
 export interface ServedHost {
   worktree: string;
   version: string;
   tools: ServiceTools;
   sessions: ServiceSessions;
+  /** The catalogs (agent types, skills, teams) as prompt material. */
+  prompts: ServedPrompts;
 }
 
 /**
@@ -27,5 +33,6 @@ export function servedHost(
     version: VERSION,
     tools: servedTools(runtime, { ...options, audit: auditLog(runtime.worktree, options.warn) }),
     sessions: sessionReader(runtime.sessions),
+    prompts: servedPrompts(runtime),
   };
 }

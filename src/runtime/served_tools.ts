@@ -51,7 +51,7 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
         inputSchema: view.schemaOf(tool).function.parameters,
       }));
     },
-    async call(name, args, requestSignal, client): Promise<ServiceToolResult> {
+    async call(name, args, requestSignal, client, observer): Promise<ServiceToolResult> {
       const signal = options.shutdown
         ? AbortSignal.any([requestSignal, options.shutdown])
         : requestSignal;
@@ -77,12 +77,18 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
             headless: true,
             session: SERVED_SESSION,
             signal,
+            status: observer?.status && ((line) => observer.status!(line)),
             host: tool.usesHost ? runtime.hostFor(tool) : undefined,
           }),
         audit: (inv) => options.audit(inv.audit),
-        hooks: servedHooks(runtime, options),
+        hooks: servedHooks(runtime, {
+          warn: (message) => {
+            observer?.warning?.(message);
+            options.warn?.(message);
+          },
+        }),
       });
-      return { content: inv.content, ok: inv.ok };
+      return { content: inv.content, ok: inv.ok, ...(inv.images ? { images: inv.images } : {}) };
     },
   };
 }
@@ -91,7 +97,10 @@ export function servedTools(runtime: Runtime, options: ServeToolsOptions): Servi
  * The PreToolUse and PostToolUse hooks of served calls (docs/hooks.md): the runtime's, with the
  * session `mcp` (no transcript: served calls write no session); undefined without hooks.
  */
-function servedHooks(runtime: Runtime, options: ServeToolsOptions): ToolHooks | undefined {
+function servedHooks(
+  runtime: Runtime,
+  options: Pick<ServeToolsOptions, "warn">,
+): ToolHooks | undefined {
   const runner = runtime.hooks;
   if (!runner) return undefined;
   return {

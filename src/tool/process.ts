@@ -26,6 +26,8 @@ export interface SpawnOptions {
   keepBytes?: number;
   /** Written to the child's stdin, which is then closed; default stdin is /dev/null. */
   input?: string;
+  /** Sees the output of both streams as it is read (before capping). */
+  onOutput?: (chunk: Uint8Array) => void;
 }
 
 const KEEP_BYTES = 20 * 1024;
@@ -71,8 +73,8 @@ export async function runProcess(
     killGroup();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  const out = capture(child.stdout, keep);
-  const err = capture(child.stderr, keep);
+  const out = capture(child.stdout, keep, options.onOutput);
+  const err = capture(child.stderr, keep, options.onOutput);
   if (options.input !== undefined) feed(child.stdin, options.input);
   try {
     const status = await child.status;
@@ -97,7 +99,11 @@ function notStarted(message: string, cancelled: boolean): ProcessResult {
 }
 
 /** Reads a stream keeping the first and last `keep` bytes; `finish` waits briefly for EOF. */
-function capture(stream: ReadableStream<Uint8Array>, keep: number) {
+function capture(
+  stream: ReadableStream<Uint8Array>,
+  keep: number,
+  onOutput?: (chunk: Uint8Array) => void,
+) {
   const reader = stream.getReader();
   const head: Uint8Array[] = [];
   const tail: Uint8Array[] = [];
@@ -107,6 +113,7 @@ function capture(stream: ReadableStream<Uint8Array>, keep: number) {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
+        onOutput?.(value);
         total += value.length;
         const take = Math.min(keep - headLen, value.length);
         if (take > 0) {

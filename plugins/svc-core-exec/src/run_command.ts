@@ -5,7 +5,7 @@ import { commandSandbox, runShell } from "../../../src/tool/shell.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    command: z.string().min(1).describe("shell command line, run with bash -c in the worktree"),
+    command: z.string().min(1),
     timeout: z.number().positive().optional().describe("seconds; default 120, max 600"),
   });
 
@@ -15,8 +15,8 @@ export const runCommandTool: Tool = {
   category: "bash",
   runsInSandbox: true,
   description:
-    "Run a shell command in the worktree (bash -c, stdin empty). Returns exit code, stdout and " +
-    "stderr. Background processes are killed when the command ends.",
+    "Run a shell command with bash -c in the worktree (stdin empty); returns exit code, stdout " +
+    "and stderr. Background processes are killed when it ends.",
   schema,
   aliases: ["bash", "exec"],
   argAliases: { cmd: "command" },
@@ -33,6 +33,8 @@ export const runCommandTool: Tool = {
       sandbox: commandSandbox(ctx),
       timeoutS: args.timeout as number | undefined,
       signal: ctx.signal,
+      status: (line) => ctx.status(line),
+      terminal: ctx.terminal,
     });
   },
 };
