@@ -1,11 +1,15 @@
 import { Command } from "commander";
+import { addLoginCommands } from "./mcp_login_cmd.ts";
 
 /** `svc mcp`: svc's tools and sessions as an MCP server on stdio; stdout carries only JSON-RPC. */
 export function mcpCommand(setExit: (code: number) => void): Command {
-  return new Command("mcp")
+  const mcp = new Command("mcp")
     .description("Serve svc's tools and sessions over MCP on stdio (newline-delimited JSON-RPC)")
     .option("--path <dir>", "worktree (default: the current directory)")
     .action(async (flags: { path?: string }) => setExit(await serveMcp(flags)));
+  // `svc mcp login|logout <server>`: signing in to the http servers svc's MCP client connects.
+  addLoginCommands(mcp, setExit);
+  return mcp;
 }
 
 /** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */

@@ -212,6 +212,23 @@ Deno.test("mcp.servers entries get their defaults, and each wrong key is named w
       '"mcp.servers.1.prefix": servers a and b both use the tool prefix a; give one of them another prefix',
     ],
     [[{ name: "fs", command: "x", bogus: 1 }], '"mcp.servers.0": Unrecognized key: "bogus" bogus'],
+    [
+      [{ name: "fs", command: "x", oauth: { client_id: "c" } }],
+      '"mcp.servers.0.oauth": server fs: oauth applies to transport "http" only',
+    ],
+    [
+      [{ name: "w", transport: "http", url: "http://x", oauth: { client_secret: "s" } }],
+      '"mcp.servers.0.oauth": server w: oauth.client_secret needs oauth.client_id (the pre-registered client)',
+    ],
+    [
+      [{
+        name: "w",
+        transport: "http",
+        url: "http://x",
+        oauth: { client_metadata_url: "http://x/c" },
+      }],
+      '"mcp.servers.0.oauth.client_metadata_url": must be an https:// URL with a path',
+    ],
   ];
   for (const [servers, message] of wrong) {
     await withHome({ global: { "mcp.servers": servers } }, async (worktree) => {

@@ -81,13 +81,13 @@ Deno.test("a result over the message cap ends the connection with an error, not 
   assert.equal(t.clients.stateOf("bad"), "failed");
 });
 
-Deno.test("an input_required result is reported as unsupported", async () => {
+Deno.test("an input_required question mid-call is declined headless and the call retried with the answer", async () => {
   await using t = await mcpTest([hostile("input-required")]);
   assert.match((await t.call("mcp_connect")).content, /^Connected bad \(stdio, MCP 2026-07-28\)/);
   assert.deepEqual(await t.call("bad__echo", { text: "hi" }), {
-    content: "Error: bad.echo failed: unsupported: the server asked for more input (an " +
-      "input_required result), which svc does not provide",
-    ok: false,
+    content: 'echo: hi; answer {"action":"decline"}\n[MCP server bad asked "Echo it?": ' +
+      "declined by svc (no one to answer: this run is headless)]",
+    ok: true,
   });
 });
 

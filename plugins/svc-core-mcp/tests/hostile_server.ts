@@ -133,8 +133,26 @@ function call(id: unknown, params: Record<string, unknown>): void {
         }\n`,
       );
       return;
-    case "input-required":
-      return send({ id, result: { resultType: "input_required", requestState: "need-more" } });
+    case "input-required": {
+      // The modern era's question mid-call: input_required with an elicitation, then the retry
+      // carries the answer.
+      const answers = params.inputResponses as Record<string, unknown> | undefined;
+      if (answers && params.requestState === "need-more") {
+        const reply = { type: "text", text: `echo: ${text}; answer ${JSON.stringify(answers.ok)}` };
+        return send({ id, result: complete({ content: [reply] }) });
+      }
+      const ok = {
+        method: "elicitation/create",
+        params: {
+          message: "Echo it?",
+          requestedSchema: { type: "object", properties: { sure: { type: "boolean" } } },
+        },
+      };
+      return send({
+        id,
+        result: { resultType: "input_required", inputRequests: { ok }, requestState: "need-more" },
+      });
+    }
   }
   send({ id, result: complete({ content: [{ type: "text", text: `echo: ${text}` }] }) });
 }

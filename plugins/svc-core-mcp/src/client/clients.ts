@@ -215,7 +215,10 @@ export class McpClients {
         try {
           return resultOutput(
             accepted.name,
-            await connection.callTool(accepted.remote, args, ctx.signal),
+            await connection.callTool(accepted.remote, args, {
+              signal: ctx.signal,
+              ask: (request) => ctx.ask(request),
+            }),
           );
         } catch (err) {
           if (ctx.signal.aborted) throw err;

@@ -14,6 +14,8 @@ import manifest from "../../manifest.json" with { type: "json" };
 import { cappedFetch } from "./capped_fetch.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { serverCommand } from "./server_command.ts";
+import { type Ask, elicit, elicitNote, type ElicitParams } from "./elicitation.ts";
+import { SvcOAuthProvider } from "../../../../src/tool/mcp_oauth_provider.ts";
 import type { SandboxSettings } from "../../../../src/tool/long_lived.ts";
 import type {
   Connection,
@@ -66,9 +68,11 @@ async function attempt(
   options: OpenOptions,
 ): Promise<Connection> {
   const timeout = entry.timeout * 1000;
-  const transport = makeTransport(entry, options);
+  const transport = await makeTransport(entry, options);
   let changed = () => {};
   const client = new Client({ name: "svc", version: manifest.version }, {
+    // Form questions are answered through the front-end running the call (elicitation.ts).
+    capabilities: { elicitation: { form: {} } },
     versionNegotiation: {
       mode,
       probe: {
@@ -76,8 +80,15 @@ async function attempt(
       },
     },
     listChanged: { tools: { autoRefresh: false, onChanged: () => changed() } },
-    // svc has no one to answer a server's questions mid-call: input_required is an error.
-    inputRequired: { autoFulfill: false },
+    // A modern-era server asks mid-call with input_required: the SDK answers it through the same
+    // elicitation/create handler and retries the call.
+    inputRequired: { autoFulfill: true, maxRounds: 5 },
+  });
+  const askers: Asker[] = [];
+  client.setRequestHandler("elicitation/create", async (request) => {
+    const asker = askers.at(-1);
+    if (!asker) return { action: "decline" as const }; // no call of svc's is waiting on it
+    return await asker(request.params as ElicitParams);
   });
   try {
     await client.connect(transport, { timeout, signal: options.signal });
@@ -91,17 +102,33 @@ async function attempt(
     await transport.close().catch(() => {});
     throw ended ? new ServerEnded(ended, err) : err;
   }
-  return new LiveConnection(client, transport, entry, options.events, (fn) => changed = fn);
+  return new LiveConnection(client, transport, entry, {
+    events: options.events,
+    onChanged: (fn) => changed = fn,
+    askers,
+  });
 }
 
-function makeTransport(
+/** Answers one elicitation for the call in progress. */
+type Asker = (params: ElicitParams) => Promise<{ action: "accept" | "decline" | "cancel" }>;
+
+async function makeTransport(
   entry: ServerEntry,
   { worktree, sandbox }: Pick<OpenOptions, "worktree" | "sandbox">,
-): Transport {
+): Promise<Transport> {
   if (entry.transport === "http") {
+    // An entry that sends its own Authorization header keeps it; any other signs in with OAuth
+    // when the server asks (svc mcp login), using the tokens stored for this URL only.
+    const own = Object.keys(entry.headers).some((key) => key.toLowerCase() === "authorization");
+    const authProvider = own ? undefined : await new SvcOAuthProvider({
+      server: entry.name,
+      url: entry.url!,
+      oauth: entry.oauth,
+    }).load();
     return new StreamableHTTPClientTransport(new URL(entry.url!), {
       requestInit: { headers: entry.headers },
       fetch: cappedFetch(MAX_MESSAGE_BYTES),
+      ...(authProvider ? { authProvider } : {}),
     });
   }
   const { command, args } = serverCommand(entry.command!, entry.args);
@@ -133,13 +160,19 @@ class LiveConnection implements Connection {
   #ended: string | null = null;
   #closing = false;
 
+  readonly #askers: Asker[];
+
   constructor(
     readonly client: Client,
     readonly transport: Transport,
     readonly entry: ServerEntry,
-    events: ConnectionEvents,
-    onChanged: (fn: () => void) => void,
+    { events, onChanged, askers }: {
+      events: ConnectionEvents;
+      onChanged: (fn: () => void) => void;
+      askers: Asker[];
+    },
   ) {
+    this.#askers = askers;
     this.era = client.getProtocolEra() ?? "legacy";
     this.version = client.getNegotiatedProtocolVersion() ?? "unknown";
     const info = client.getServerVersion();
@@ -173,13 +206,26 @@ class LiveConnection implements Connection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    signal: AbortSignal,
+    { signal, ask }: { signal: AbortSignal; ask: Ask },
   ): Promise<McpCallResult> {
-    const result = await this.client.callTool({ name, arguments: args }, {
-      timeout: this.entry.timeout * 1000,
-      signal,
-    });
-    return result as McpCallResult;
+    const notes: string[] = [];
+    const server = this.entry.name;
+    const asker: Asker = async (params) => {
+      const answer = await elicit(params, { server, ask });
+      notes.push(elicitNote(params, { server, answer }));
+      const { author: _, ...reply } = answer;
+      return reply;
+    };
+    this.#askers.push(asker);
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, {
+        timeout: this.entry.timeout * 1000,
+        signal,
+      }) as McpCallResult;
+      return notes.length ? { ...result, notes } : result;
+    } finally {
+      this.#askers.splice(this.#askers.indexOf(asker), 1);
+    }
   }
 
   async close(): Promise<void> {

@@ -9,10 +9,7 @@ export function describeFailure(err: unknown, timeoutSeconds: number): string {
     case "REQUEST_TIMEOUT":
       return `no answer within ${timeoutSeconds} s (the server's timeout); the request was cancelled`;
     case "UNSUPPORTED_RESULT_TYPE":
-      return /input_required/.test(message)
-        ? "unsupported: the server asked for more input (an input_required result), which svc " +
-          "does not provide"
-        : `unsupported: ${message}`;
+      return `unsupported: ${message}`;
     case "CONNECTION_CLOSED":
       return "the connection closed";
     case "INVALID_RESULT":

@@ -1,5 +1,5 @@
 /** What the MCP client's parts share, without loading the SDK (it loads on the first connect). */
-import type { ToolContext } from "../../../../src/plugin/api.ts";
+import type { AskRequest, ToolContext } from "../../../../src/plugin/api.ts";
 
 /** One `mcp.servers` entry with its defaults applied (the config schema has validated it). */
 export type ServerEntry = ToolContext["config"]["mcp.servers"][number];
@@ -17,6 +17,8 @@ export interface McpCallResult {
   content?: Array<Record<string, unknown>>;
   structuredContent?: unknown;
   isError?: boolean;
+  /** svc's own notes: the questions the server asked during the call and who answered them. */
+  notes?: string[];
 }
 
 /** A live connection to one server (connection.ts opens it). */
@@ -30,10 +32,11 @@ export interface Connection {
   /** Why the connection ended, once it has (process exit, closed stream, disconnect). */
   readonly ended: string | null;
   listTools(signal?: AbortSignal): Promise<McpToolDef[]>;
+  /** Calls a tool; `ask` answers the questions (elicitations) the server asks meanwhile. */
   callTool(
     name: string,
     args: Record<string, unknown>,
-    signal: AbortSignal,
+    options: { signal: AbortSignal; ask(request: AskRequest): Promise<string | null> },
   ): Promise<McpCallResult>;
   close(): Promise<void>;
 }
