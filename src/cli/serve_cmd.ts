@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { wholeNumberOrNull } from "./flags.ts";
+import { lazyEndpoint } from "../http/lazy_endpoint.ts";
 
 interface ServeFlags {
   host: string;
@@ -8,6 +9,8 @@ interface ServeFlags {
   tokenFile?: string;
   /** False with --no-auth. */
   auth: boolean;
+  /** --ui: also serve the web page at GET /. */
+  ui?: boolean;
 }
 
 /** After a shutdown signal, the longest wait for in-flight requests before exiting anyway. */
@@ -26,19 +29,22 @@ export function serveCommand(setExit: (code: number) => void): Command {
         "~/.config/svc/serve_token, created 0600 on first start)",
     )
     .option("--no-auth", "serve without a token (loopback only; every local process can call it)")
+    .option(
+      "--ui",
+      "also serve a web page at GET / to chat, answer approvals and see sessions and jobs (the " +
+        "page is static and open; everything it calls still needs the token)",
+    )
     .action(async (flags: ServeFlags) => setExit(await serve(flags)));
 }
 
-/** Loads the server modules only when serving: the MCP SDK is too heavy for every startup. */
+/** Loads the server modules only when serving (the MCP SDK only on the first POST /mcp). */
 async function serve(flags: ServeFlags): Promise<number> {
   const [
     { bearerChecker, createServeApp, defaultTokenPath, isLoopback, listen, loadOrCreateToken },
-    { createMcpHttpEndpoint },
     { Runtime },
     { serveJobs },
   ] = await Promise.all([
     import("../http/mod.ts"),
-    import("../mcp/mod.ts"),
     import("../runtime/runtime.ts"),
     import("./serve_jobs.ts"),
   ]);
@@ -54,13 +60,15 @@ async function serve(flags: ServeFlags): Promise<number> {
   let checkToken: ((authorization: string | null) => boolean) | undefined;
   const warn = (message: string) => console.error(`svc serve: warning: ${message}`);
   const onError = (error: Error) => console.error(`svc serve: error: ${error.message}`);
+  // A client's bad request is the client's error, not the server's: noted as such.
+  const onClientError = (error: Error, status: number) =>
+    console.error(`svc serve: refused a client request (${status}): ${error.message}`);
   let app;
   let auth = "no authentication";
   try {
     if (flags.auth) {
       const tokenFile = flags.tokenFile ?? defaultTokenPath();
       const read = await loadOrCreateToken(tokenFile);
-      if (read.warning) warn(read.warning);
       checkToken = bearerChecker(read.token);
       auth = `${read.created ? "new " : ""}token in ${tokenFile}`;
     } else {
@@ -69,13 +77,13 @@ async function serve(flags: ServeFlags): Promise<number> {
           "ask-gated MCP tool calls are refused",
       );
     }
-    const runtime = await Runtime.load({ path: flags.path ?? Deno.env.get("SVC_PATH") });
+    const runtime = await Runtime.load({ path: flags.path ?? Deno.env.get("SVC_PATH"), warn });
     runtime.warnings.forEach(warn);
     (await runtime.start()).forEach(warn);
     app = await createServeApp(runtime, {
-      mcpEndpoint: (host) => createMcpHttpEndpoint(host, { onError }),
+      mcpEndpoint: (host) => lazyEndpoint(() => mcpEndpoint(host, { onError, onClientError })),
       warn,
-      jobs: serveJobs(runtime.worktree),
+      jobs: serveJobs(runtime, { log: (line) => console.error(`svc serve: ${line}`) }),
     });
   } catch (err) {
     console.error(`svc serve: ${(err as Error).message}`);
@@ -91,14 +99,28 @@ async function serve(flags: ServeFlags): Promise<number> {
     return 1;
   }
   const bound = server.port;
-  handler = app.handler({ hostname, port: bound, checkToken, onError });
+  handler = app.handler({ hostname, port: bound, checkToken, onError, ui: flags.ui === true });
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
   console.error(
     `svc serve: listening on http://${shown}:${bound} (worktree ${app.runtime.worktree}; ${auth})`,
   );
+  if (flags.ui) {
+    const login = checkToken ? "; it asks for the token once per tab" : "";
+    console.error(`svc serve: web page at http://${shown}:${bound}/${login}`);
+  }
 
   await serveUntilStopped(app, server);
   return 0;
+}
+
+type McpEndpointArgs = Parameters<typeof import("../mcp/mod.ts").createMcpHttpEndpoint>;
+
+/**
+ * The POST /mcp endpoint. `svc serve` builds it on its first request (`lazyEndpoint`), so the MCP
+ * SDK loads only then: an idle server holds about 9 MiB less (docs/performance.md).
+ */
+async function mcpEndpoint(...args: McpEndpointArgs) {
+  return (await import("../mcp/mod.ts")).createMcpHttpEndpoint(...args);
 }
 
 /**

@@ -52,6 +52,16 @@ export const McpServerSchema = z.strictObject({
   autoconnect: z.boolean().default(false),
   /** svc extension: start the stdio server inside svc's OS sandbox (docs/mcp_client.md). */
   sandbox: z.boolean().default(false),
+  /** OAuth sign-in settings of an http server (docs/mcp_client.md#signing-in-oauth). */
+  oauth: z.strictObject({
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    client_metadata_url: z.string().regex(
+      /^https:\/\/[^/]+\/./,
+      "must be an https:// URL with a path",
+    ).optional(),
+    scope: z.string().min(1).optional(),
+  }).optional(),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message: `server ${server.name}: ${message}` });
@@ -71,7 +81,11 @@ export const McpServerSchema = z.strictObject({
     if (Object.keys(server.headers).length) {
       problem("headers", 'headers apply to transport "http" only');
     }
+    if (server.oauth) problem("oauth", 'oauth applies to transport "http" only');
     return;
+  }
+  if (server.oauth?.client_secret && !server.oauth.client_id) {
+    problem("oauth", "oauth.client_secret needs oauth.client_id (the pre-registered client)");
   }
   if (server.url === undefined) problem("url", "transport http needs url (the MCP endpoint)");
   else if (!/^https?:$/.test(URL.parse(server.url)?.protocol ?? "")) {
@@ -189,6 +203,14 @@ export const ConfigSchema = z.strictObject({
   mode: z.enum(["plan", "build"]).optional(),
   system_prompt: z.string().optional(),
   project_instructions: z.string().default("AGENTS.md"),
+  /** The lines of the system prompt's environment block (docs/prompt.md); false drops a line. */
+  "context.date": z.boolean().default(true),
+  "context.os": z.boolean().default(true),
+  "context.worktree": z.boolean().default(true),
+  "context.git": z.boolean().default(true),
+  "context.sandbox": z.boolean().default(true),
+  "context.permissions": z.boolean().default(true),
+  "context.agents": z.boolean().default(true),
   plugins: z.array(z.string()).default(BUNDLED_PLUGINS),
   "tools.allow": z.array(z.string()).default([]),
   "tools.deny": z.array(z.string()).default([]),
@@ -256,8 +278,11 @@ export const ConfigSchema = z.strictObject({
   hooks: HooksSchema.default({}),
   /** A permission-prompt MCP tool that answers ask-gated calls of headless runs (docs/hooks.md). */
   "approver.mcp_tool": z.string().min(1).optional(),
-  /** Seconds a remote approval channel (an approver, a client) may take; past it, deny. */
-  approval_timeout: z.number().positive().max(86400).default(60),
+  /**
+   * Seconds a remote approval channel (an approver, a served client) may take; past it, deny.
+   * 5 minutes: long enough for a person to answer, and a working approver answers at once.
+   */
+  approval_timeout: z.number().positive().max(86400).default(300),
 });
 
 /** The merged, validated configuration with every default applied. */

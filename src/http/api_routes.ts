@@ -3,7 +3,7 @@
  * returns undefined (not mine). The handler consults them after its guard (Host, Origin, token)
  * and before its own routes; a GET route of theirs answers HEAD too, with no body.
  */
-import type { RouteApp, RouteModule } from "./route_module.ts";
+import type { RouteContext, RouteModule } from "./route_module.ts";
 import { jobsRoutes } from "./jobs_routes.ts";
 import { openapiRoute } from "./openapi.ts";
 import { sessionsRoutes } from "./sessions_routes.ts";
@@ -15,7 +15,7 @@ const PREFIXES: readonly string[] = ["/sessions", "/jobs", "/openapi.json"];
 /** Answers the request from the first module that takes it, or undefined. */
 export async function apiRoutes(
   request: Request,
-  context: { path: string; app: RouteApp },
+  context: RouteContext,
 ): Promise<Response | undefined> {
   const { path } = context;
   if (!PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return undefined;

@@ -33,7 +33,7 @@ export interface ServeApp {
   shutdown: AbortSignal;
   /** The HTTP handler for the address the server is bound to. */
   handler(options: HandlerOptions): (request: Request) => Promise<Response>;
-  /** Cancels what runs and closes the mounted endpoints. */
+  /** Cancels what runs (turns, job runs started over HTTP) and closes the mounted endpoints. */
   close(): Promise<void>;
 }
 
@@ -92,7 +92,7 @@ export async function createServeApp(
       ),
     async close() {
       shutdown.abort();
-      await closeEndpoints(endpoints);
+      await Promise.all([closeEndpoints(endpoints), options.jobs?.close?.()]);
     },
   };
 }

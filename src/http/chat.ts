@@ -47,6 +47,7 @@ const FIELDS = new Set([
   "json_retries",
   "stream",
   "approvals",
+  "include_partial_messages",
 ]);
 
 /** A valid /chat body. */
@@ -60,6 +61,8 @@ export interface ChatInput {
   stream?: boolean;
   /** `approvals: "client"`: ask-gated calls wait for `POST /approvals/{id}`. */
   approvals?: "client";
+  /** `include_partial_messages: true`: a streamed turn sends text and thinking deltas. */
+  partial?: boolean;
 }
 
 /** What handleChat works with besides the request. */
@@ -89,6 +92,13 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
   const signal = AbortSignal.any([deps.shutdown, request.signal, abort.signal]);
   const entry = ctx.turns.enter(input.sessionId, abort);
   const streamed = input.stream ?? acceptsEvents(request);
+  if (input.partial && !streamed) {
+    return fail(
+      400,
+      'include_partial_messages needs a streamed turn ("stream": true or Accept: text/event-stream)',
+    );
+  }
+  const approvals = input.approvals && deps.approvals ? "client" : "default";
   let respond!: (response: Response) => void;
   const response = new Promise<Response>((resolve) => respond = resolve);
   let stream: ChatStream | undefined;
@@ -101,7 +111,12 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
       : deps.store.create(interactiveName(new Date(), input.prompt));
     ctx.turns.running(entry, session.name);
     if (streamed) {
-      stream = chatStream(session.name, { deps, onCancel: () => abort.abort() });
+      stream = chatStream(session.name, {
+        deps,
+        onCancel: () => abort.abort(),
+        partial: input.partial,
+        approvals,
+      });
       respond(stream.response);
     }
     // Each request is one use of its session: SessionStart before the turn, SessionEnd after.
@@ -121,6 +136,8 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
         return deps.approvals.during((event) => stream?.svcEvent(event), run);
       },
     });
+    // The turn is over before its client hears so: a DELETE it sends next finds nothing running.
+    ctx.turns.leave(entry);
     if (stream) stream.result(result);
     else respond(json(result, statusFor(result.status)));
   }, AbortSignal.any([request.signal, abort.signal])).catch((err) => {
@@ -148,9 +165,10 @@ export function parseChat(value: unknown): ChatInput | string {
   const body = value as Record<string, unknown>;
   const unknown = Object.keys(body).filter((k) => !FIELDS.has(k));
   if (unknown.length) {
-    return `unknown field ${
-      unknown[0]
-    }; expected prompt, session_id, json_schema, json_retries, stream and approvals`;
+    const names = [...FIELDS];
+    return `unknown field ${unknown[0]}; expected ${names.slice(0, -1).join(", ")} and ${
+      names.at(-1)
+    }`;
   }
   if (typeof body.prompt !== "string" || !body.prompt.trim()) {
     return "prompt is required and must be a non-empty string";
@@ -165,6 +183,11 @@ export function parseChat(value: unknown): ChatInput | string {
   if (given("stream")) {
     if (typeof body.stream !== "boolean") return "stream must be true or false";
     input.stream = body.stream;
+  }
+  if (given("include_partial_messages")) {
+    const partial = body.include_partial_messages;
+    if (typeof partial !== "boolean") return "include_partial_messages must be true or false";
+    input.partial = partial;
   }
   if (given("json_retries")) {
     if (!given("json_schema")) return "json_retries needs json_schema";

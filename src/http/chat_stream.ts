@@ -4,7 +4,13 @@
  */
 import type { EngineEvent, HeadlessInfo, TurnResult } from "../runtime/mod.ts";
 import { setupFailure } from "../runtime/headless.ts";
-import { eventLines, initLine, resultLine, svcEventLine } from "../runtime/stream_json.ts";
+import {
+  eventLines,
+  initLine,
+  resultLine,
+  type StreamApprovals,
+  svcEventLine,
+} from "../runtime/stream_json.ts";
 import { sseWriter } from "./sse.ts";
 
 /** What a streamed turn needs to describe itself in its `init` line. */
@@ -26,17 +32,26 @@ export interface ChatStream {
   failed(message: string): void;
 }
 
-/** Opens the event stream of a turn in `session`; `onCancel` runs when the client goes away. */
-export function chatStream(
-  session: string,
-  { deps, onCancel }: { deps: StreamDeps; onCancel: () => void },
-): ChatStream {
+/** How one streamed turn runs: its client's choices in the /chat body. */
+export interface StreamOptions {
+  deps: StreamDeps;
+  /** Runs when the client goes away. */
+  onCancel: () => void;
+  /** `include_partial_messages`: text and thinking deltas as `stream_event` lines. */
+  partial?: boolean;
+  /** `client` when the turn's ask-gated calls wait for the client (`"approvals": "client"`). */
+  approvals?: StreamApprovals;
+}
+
+/** Opens the event stream of a turn in `session`. */
+export function chatStream(session: string, options: StreamOptions): ChatStream {
+  const { deps, onCancel } = options;
   const sse = sseWriter({ keepAliveMs: deps.keepAliveMs, onCancel });
   const info = deps.info?.();
-  const ctx = { session_id: session, model: info?.model ?? "", partial: false };
+  const ctx = { session_id: session, model: info?.model ?? "", partial: options.partial ?? false };
   if (info) {
     const run = { session_id: session, version: deps.version ?? "", warnings: [] };
-    sse.send(initLine(info, { ...run, approvals: "default" }));
+    sse.send(initLine(info, { ...run, approvals: options.approvals ?? "default" }));
   }
   let ended = false;
   const result = (turn: TurnResult) => {

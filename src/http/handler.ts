@@ -9,6 +9,7 @@ import type { JobsApi } from "./route_module.ts";
 import { abortRoute } from "./abort_route.ts";
 import { approvalsRoute } from "./approvals_route.ts";
 import { TurnRegistry } from "./turns.ts";
+import { UI_PATHS, uiRoute } from "./ui_route.ts";
 
 /** Largest POST /chat body: 1 MiB. */
 export const MAX_CHAT_BYTES = 1024 * 1024;
@@ -32,6 +33,8 @@ export interface HandlerOptions extends GuardOptions {
   bodyTimeoutMs?: number;
   /** Reports unexpected failures (500s); never given request bodies or tokens. */
   onError?: (error: Error) => void;
+  /** `svc serve --ui`: also serve the web page (src/http/ui_route.ts) at `/`, without the token. */
+  ui?: boolean;
 }
 
 /** The core routes and the method each accepts (GET routes answer HEAD too). */
@@ -54,7 +57,8 @@ export function createHandler(
   app: HttpApp,
   options: HandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const guard = createGuard({ ...options, open: options.open ?? OPEN_PATHS });
+  const open = options.open ?? (options.ui ? [...OPEN_PATHS, ...UI_PATHS] : OPEN_PATHS);
+  const guard = createGuard({ ...options, open });
   // Past the guard every request carried the token, when there is one (not under --no-auth).
   const client: ClientInfo = { authenticated: options.checkToken !== undefined };
   const chatLimits: BodyLimits = {
@@ -66,11 +70,13 @@ export function createHandler(
   const endpointLimits: BodyLimits = { ...chatLimits, maxBytes: MAX_ENDPOINT_BYTES };
   const health = JSON.stringify({ status: "ok" });
   const route = async (request: Request, path: string): Promise<Response> => {
+    const page = options.ui ? uiRoute(request, path) : undefined;
+    if (page) return page;
     const own = await abortRoute(request, { path, app, turns }) ??
       (app.approvals &&
         await approvalsRoute(request, { path, approvals: app.approvals, limits: chatLimits }));
     if (own) return own;
-    const answered = await apiRoutes(request, { path, app });
+    const answered = await apiRoutes(request, { path, app, turns });
     if (answered) return answered;
     const endpoint = app.endpoints.get(path);
     const allowed = ROUTES[path];

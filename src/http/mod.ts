@@ -26,7 +26,7 @@ export {
   REQUEST_TIMEOUT_MS,
 } from "./listen.ts";
 export { Mutex, QueueFullError } from "./lock.ts";
-export type { JobChange, JobsApi } from "./route_module.ts";
+export type { JobChange, JobRunStart, JobsApi } from "./route_module.ts";
 export { closeEndpoints, mountServices } from "./services.ts";
 export {
   bearerChecker,

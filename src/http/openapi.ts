@@ -119,6 +119,7 @@ const PATHS = {
         "400": error("not a session name"),
         ...ERRORS,
         "404": error("no such session"),
+        "409": error("a turn of the session runs or waits, or a job run in progress uses it"),
       },
     },
   },
@@ -265,6 +266,25 @@ const JOB_PATHS = {
   "/jobs/{name}/enable": change("Re-arm the job"),
   "/jobs/{name}/disable": change("Stop the job firing until enabled"),
   "/jobs/{name}/stop": change("Same as disable"),
+  "/jobs/{name}/run": {
+    parameters: [NAME],
+    post: {
+      summary: "Start one run now (an approved job only); poll GET /jobs/{name} for its outcome",
+      responses: {
+        "202": {
+          ...body(ref("JobRunStarted"), "the run started and goes on in the background"),
+          headers: {
+            Location: {
+              description: "/jobs/{name}, which shows the run",
+              schema: { type: "string" },
+            },
+          },
+        },
+        ...JOB_ANSWERS,
+        "409": error("refused: not approved (approve it first), or running already"),
+      },
+    },
+  },
 };
 
 const SCHEMAS = {
@@ -285,6 +305,14 @@ const SCHEMAS = {
       json_schema: { type: ["object", "boolean"] },
       json_retries: { type: "integer", minimum: 0, maximum: 10 },
       stream: { type: "boolean" },
+      approvals: {
+        const: "client",
+        description: "ask-gated calls wait for POST /approvals/{id} (else they are denied)",
+      },
+      include_partial_messages: {
+        type: "boolean",
+        description: "streamed turns only: text and thinking deltas as stream_event lines",
+      },
     },
   },
   TurnResult: {
@@ -300,10 +328,12 @@ const SCHEMAS = {
   },
   SessionList: {
     type: "object",
+    required: ["sessions"],
     properties: { sessions: { type: "array", items: { type: "string" } } },
   },
   SearchReport: {
     type: "object",
+    required: ["results"],
     properties: {
       results: {
         type: "array",
@@ -337,6 +367,17 @@ const SCHEMAS = {
       offset: { type: "integer" },
       limit: { type: "integer" },
       messages: { type: "array", items: { type: "object" } },
+    },
+  },
+  JobRunStarted: {
+    type: "object",
+    required: ["name", "run", "session", "state", "location"],
+    properties: {
+      name: { type: "string" },
+      run: { type: "integer", minimum: 1, description: "the run's number in the job's history" },
+      session: { type: "string", description: "the session the run's attempts use" },
+      state: { const: "executing" },
+      location: { type: "string", description: "GET it for the job's state and history" },
     },
   },
   Deleted: {

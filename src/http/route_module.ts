@@ -1,4 +1,5 @@
 import type { SessionStore } from "../runtime/mod.ts";
+import type { TurnRegistry } from "./turns.ts";
 
 /** What the route modules use of the handler's app (HttpApp satisfies it). */
 export interface RouteApp {
@@ -19,10 +20,30 @@ export interface JobsApi {
   show(name: string): Promise<unknown | null>;
   /** `svc jobs <what> <name> --json`, or null when no job has that name; throws a refusal. */
   change(name: string, what: JobChange): Promise<unknown | null>;
+  /**
+   * Starts one run now, as `svc jobs run` runs it but only when the job is approved, and answers
+   * once it started (the run goes on in the background) or was refused; null: no such job.
+   */
+  run(name: string): Promise<JobRunStart | null>;
+  /** Cancels the runs in progress (each saved as cancelled) and waits for them to end. */
+  close?(): Promise<void>;
+  /** The sessions job runs use now (an attempt not ended), wherever they run: session to job. */
+  busySessions?(): Promise<Map<string, string>>;
+}
+
+/** A run `POST /jobs/{name}/run` started, or why it did not start. */
+export type JobRunStart = { name: string; run: number; session: string } | { refused: string };
+
+/** What a route module is given: the path, the app and the server's /chat turns. */
+export interface RouteContext {
+  path: string;
+  app: RouteApp;
+  /** The /chat requests running or waiting, by session (absent: none are known). */
+  turns?: TurnRegistry;
 }
 
 /** One route module: a Response when the request is its, else undefined (not mine). */
 export type RouteModule = (
   request: Request,
-  context: { path: string; app: RouteApp },
+  context: RouteContext,
 ) => Promise<Response | undefined>;

@@ -7,7 +7,7 @@
  */
 import { deleteSession, exactSession, searchStore, sessionPage } from "../runtime/session_api.ts";
 import { fail, json } from "./reply.ts";
-import type { RouteApp } from "./route_module.ts";
+import type { RouteApp, RouteContext } from "./route_module.ts";
 
 /** Messages per page of `GET /sessions/{id}` unless `limit` says otherwise, and the most. */
 export const PAGE_DEFAULT = 100;
@@ -26,7 +26,7 @@ const PREFIX = "/sessions/";
 /** Answers the session routes, or undefined when the request is not one of them. */
 export async function sessionsRoutes(
   request: Request,
-  { path, app }: { path: string; app: RouteApp },
+  { path, app, turns }: RouteContext,
 ): Promise<Response | undefined> {
   if (path === "/sessions") return search(request, app);
   if (!path.startsWith(PREFIX) || path.slice(PREFIX.length).includes("/")) return undefined;
@@ -44,6 +44,9 @@ export async function sessionsRoutes(
   const found = await exactSession(app.store, id);
   if (!found.ok) return fail(found.invalid ? 400 : 404, found.message);
   if (request.method === "DELETE") {
+    const busy = (turns && inUse(found.name, turns.activity(found.name))) ??
+      await jobRun(found.name, app);
+    if (busy) return fail(409, busy);
     const { checkpoints_kept: _kept, ...deleted } = await deleteSession(app.store, found.name);
     return json(deleted);
   }
@@ -54,6 +57,24 @@ export async function sessionsRoutes(
     return fail(400, `offset and limit must be whole numbers (limit 1 to ${PAGE_MAX})`);
   }
   return json(await sessionPage(app.store, found.name, { offset, limit }));
+}
+
+/** Why a session may not be deleted now (a turn of it runs or waits), or null. */
+function inUse(name: string, { running, queued }: { running: number; queued: number }) {
+  if (!running && !queued) return null;
+  const what = running
+    ? `a running turn${queued ? ` and ${queued} queued` : ""}`
+    : `${queued} queued turn${queued > 1 ? "s" : ""}`;
+  return `session ${name} has ${what}; end it first (POST /sessions/${name}/abort, which ` +
+    "ends the running turn or else takes the queued ones out of the queue) and delete it then";
+}
+
+/** Why a job run's session may not be deleted now (the run is in progress), or null. */
+async function jobRun(name: string, app: RouteApp): Promise<string | null> {
+  const job = (await app.jobs?.busySessions?.())?.get(name);
+  if (job === undefined) return null;
+  return `session ${name} is the session of job ${job}'s run in progress; stop the run first ` +
+    `(POST /jobs/${job}/stop) or wait for it to end, and delete it then`;
 }
 
 /** `GET /sessions?q=`: undefined without `q` (the handler lists), else the search. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { dirname, join } from "../util/posix_path.ts";
 import { globalConfigDir } from "../util/dirs.ts";
+import { checkPrivate } from "../util/private_file.ts";
 
 /** Shortest accepted token, in characters. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -17,7 +18,9 @@ export function defaultTokenPath(): string {
  */
 export async function loadOrCreateToken(
   path: string,
-): Promise<{ token: string; created: boolean; warning?: string }> {
+): Promise<{ token: string; created: boolean }> {
+  // A folder another user can write is refused before a token is made in it, too.
+  checkPrivate(path);
   if (!(await exists(path))) {
     const bytes = crypto.getRandomValues(new Uint8Array(32));
     const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -51,10 +54,13 @@ async function exists(path: string): Promise<boolean> {
 
 /**
  * Reads a bearer token from a file (surrounding whitespace trimmed). Throws when the file is
- * unreadable, the token is shorter than MIN_TOKEN_LENGTH or holds whitespace. The token itself
- * never appears in an error or warning.
+ * unreadable, the token is shorter than MIN_TOKEN_LENGTH or holds whitespace, and (UnsafeFileError)
+ * when the file or its folder breaks the rule of every file svc reads its secrets and config from
+ * (private_file.ts): owned by this user or root and not writable by group or others, so a
+ * read-only secret mounted by root passes. The token itself never appears in an error.
  */
-export async function readTokenFile(path: string): Promise<{ token: string; warning?: string }> {
+export async function readTokenFile(path: string): Promise<{ token: string }> {
+  checkPrivate(path);
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -67,11 +73,7 @@ export async function readTokenFile(path: string): Promise<{ token: string; warn
       `The token file ${path} must hold one token of at least ${MIN_TOKEN_LENGTH} characters without spaces`,
     );
   }
-  const mode = (await Deno.stat(path)).mode;
-  const warning = mode !== null && (mode & 0o077) !== 0
-    ? `the token file ${path} is readable by other users; chmod 600 it`
-    : undefined;
-  return { token, warning };
+  return { token };
 }
 
 /**

@@ -31,6 +31,13 @@ export class TurnRegistry {
     this.#entries.delete(entry);
   }
 
+  /** How many requests of `session` run (0 or 1) and wait for the engine. */
+  activity(session: string): { running: number; queued: number } {
+    const mine = [...this.#entries].filter((e) => e.session === session && !e.abort.signal.aborted);
+    const running = mine.filter((e) => e.state === "running").length;
+    return { running, queued: mine.length - running };
+  }
+
   /**
    * Aborts the session's running turn, or else every request of it still waiting; returns what
    * was aborted, or null when nothing runs or waits in that session.

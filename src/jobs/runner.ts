@@ -10,7 +10,13 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { jobSessionName } from "../runtime/sessions.ts";
 import { acquireDaemonLock } from "../util/daemon_lock.ts";
 import { type Clock, realClock } from "../util/time.ts";
-import { approvalOf, consumeOnce, grant as grantApproval, loadGrants } from "./approvals.ts";
+import {
+  type Approval,
+  approvalOf,
+  consumeOnce,
+  grant as grantApproval,
+  loadGrants,
+} from "./approvals.ts";
 import {
   type Attempted,
   type AttemptRunner,
@@ -44,6 +50,13 @@ export interface RunOptions {
   clock?: Clock;
   /** Runs one attempt; default a fresh headless engine from the runtime. */
   attempt?: AttemptRunner;
+  /**
+   * A manual run that keeps the approval gate (`POST /jobs/{name}/run`): refused unless the job
+   * is authorized as the daemon needs it (approved, or armed for one run, which it uses up).
+   */
+  approvedOnly?: boolean;
+  /** The run started (`executing`, its number and session recorded); attempts follow. */
+  onStarted?: (started: { run: number; session: string }) => void;
 }
 
 /** How a run went. */
@@ -97,6 +110,7 @@ async function runLocked(options: RunOptions): Promise<RunReport | RunRefused> {
   if ("refused" in started) return started;
   const { job, run } = started;
   log(`job ${name}: run ${run} started (session ${sessionName})`);
+  options.onStarted?.({ run, session: sessionName });
   const stopped = watchForStop(worktree, name, clock, log);
   let outcome: Attempted;
   try {
@@ -158,11 +172,16 @@ async function start(
             return { refused: `job "${name}": its one-run approval was used already` };
           }
         }
+      } else if (options.approvedOnly && !authorized(job, approval)) {
+        return { refused: notApproved(job, approval) };
       } else if (!authorized(job, approval) && !job.require_approval) {
         // A manual run overrides the gate and approves a proposed job (SPEC's table).
         await grantApproval(worktree, job, { once: false, now });
       } else if (approval.kind === "armed") {
-        await consumeOnce(worktree, { name, hash: approval.grant.hash });
+        const used = await consumeOnce(worktree, { name, hash: approval.grant.hash });
+        if (!used && options.approvedOnly) {
+          return { refused: `job "${name}": its one-run approval was used already` };
+        }
       }
       const run = startRun(job, { now, by, session: sessionName });
       return { job: structuredClone(job), run };
@@ -171,6 +190,17 @@ async function start(
     if (err instanceof RegisterError) return { refused: err.message };
     throw err;
   }
+}
+
+/** Why a gated manual run may not start: the job waits for this user's approval. */
+function notApproved(job: Job, approval: Approval): string {
+  const why = approval.kind === "changed"
+    ? "its definition changed since it was approved"
+    : job.require_approval && job.runs > 0
+    ? "it waits for approval of its next run"
+    : "it is not approved";
+  return `job "${job.name}" may not run: ${why}; approve it first ` +
+    `(svc jobs approve ${job.name}, or POST /jobs/${job.name}/approve)`;
 }
 
 /** `job_<YYYYMMDD>_<HHMMSS>_<name>`, `_2`, `_3` when a session of that name exists. */

@@ -26,8 +26,11 @@ export interface StreamJsonContext {
   partial: boolean;
 }
 
-/** How ask-gated calls are answered in the run: `--yes`, `--no`, or the default (denied). */
-export type StreamApprovals = "yes" | "no" | "default";
+/**
+ * How ask-gated calls are answered in the run: `--yes`, `--no`, the default (denied), or by the
+ * client of a served turn that asked for live approvals (`"approvals": "client"`).
+ */
+export type StreamApprovals = "yes" | "no" | "default" | "client";
 
 /** The first line: `system` / `init`. */
 export function initLine(
@@ -63,10 +66,12 @@ export function initLine(
 
 /**
  * The convention's permission mode: `plan` in plan mode; `bypassPermissions` with `--yes` (the
- * policy's denials still deny); otherwise `dontAsk` (a headless ask is denied unless approved).
+ * policy's denials still deny); `default` (asks are put to someone) with client approvals;
+ * otherwise `dontAsk` (a headless ask is denied unless approved).
  */
 function permissionMode(mode: HeadlessInfo["mode"], approvals: StreamApprovals): string {
   if (mode === "plan") return "plan";
+  if (approvals === "client") return "default";
   return approvals === "yes" ? "bypassPermissions" : "dontAsk";
 }
 
@@ -213,9 +218,10 @@ export function resultLine(
     session_id: run.session_id,
     total_cost_usd: result.cost_usd ?? null,
     usage: conventionUsage(result.usage),
-    permission_denials: result.tool_calls.filter((call) => call.decision === "deny").map((
-      call,
-    ) => ({ tool_name: call.name, tool_use_id: call.id, tool_input: call.arguments })),
+    permission_denials: result.tool_calls.filter((call) => call.decision === "deny" || call.refusal)
+      .map((
+        call,
+      ) => ({ tool_name: call.name, tool_use_id: call.id, tool_input: call.arguments })),
     ...("structured_output" in result ? { structured_output: result.structured_output } : {}),
     ...(subtype === "success" ? {} : { errors: result.errors.map((e) => e.message) }),
     svc: result,

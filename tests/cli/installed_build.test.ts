@@ -17,6 +17,7 @@ import {
 } from "../_support/builds.ts";
 import { type FakeProvider, startFakeProvider } from "../_support/fake_provider.ts";
 import { VERSION } from "../../src/version.ts";
+import { PAGE_JS } from "../../src/http/ui/page_js.ts";
 
 type Box = Awaited<ReturnType<typeof sandbox>>;
 // Every svc runs with the caller's Deno cache: a plugin sandbox of svc's, started under the temp
@@ -348,18 +349,25 @@ Deno.test("the installed svc gives every command's results exactly as the source
       assert.deepEqual(built.results, source.results);
     });
   }
-  await t.step("serve: /health and an authorized POST /chat, then SIGTERM ends it", async () => {
-    const source = await serveTurn(SOURCE_BUILD);
-    assert.deepEqual(source, {
-      health: { status: "ok" },
-      chat: { status: "ok", content: "served" },
-      code: 0,
-    });
-    assert.deepEqual(await serveTurn(installed), source);
-  });
+  await t.step(
+    "serve: /health, the --ui page, an authorized POST /chat, then SIGTERM ends it",
+    async () => {
+      const source = await serveTurn(SOURCE_BUILD);
+      assert.deepEqual(source, {
+        health: { status: "ok" },
+        page: { status: 200, script: PAGE_JS },
+        chat: { status: "ok", content: "served" },
+        code: 0,
+      });
+      assert.deepEqual(await serveTurn(installed), source);
+    },
+  );
 });
 
-/** `svc serve --port 0`: the health body, one chat's status and text, and the exit code. */
+/**
+ * `svc serve --port 0 --ui`: the health body, the page's script (its files are string modules the
+ * bundle must carry), one chat's status and text, and the exit code.
+ */
 async function serveTurn(build: SvcBuild) {
   await using box = await sandbox();
   const fake = await startFakeProvider([{ text: "served" }]);
@@ -368,7 +376,7 @@ async function serveTurn(build: SvcBuild) {
     `${box.worktree}/.svc/config.json`,
     JSON.stringify({ base_url: fake.url, model: "m" }),
   );
-  const child = spawnBuild(build, ["serve", "--port", "0"], {
+  const child = spawnBuild(build, ["serve", "--port", "0", "--ui"], {
     cwd: box.worktree,
     env: { ...box.env, DENO_DIR },
   });
@@ -387,6 +395,8 @@ async function serveTurn(build: SvcBuild) {
     const tokenFile = /; (?:new )?token in (.+)\)$/m.exec(text)![1];
     const token = (await Deno.readTextFile(tokenFile)).trim();
     const health = await (await fetch(`${url}/health`)).json();
+    const script = await fetch(`${url}/ui/app.js`);
+    const page = { status: script.status, script: await script.text() };
     const reply = await fetch(`${url}/chat`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -399,6 +409,7 @@ async function serveTurn(build: SvcBuild) {
     const { code } = await child.status;
     return {
       health: { status: health.status },
+      page,
       chat: { status: turn.status, content: turn.content },
       code,
     };

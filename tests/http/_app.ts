@@ -46,7 +46,7 @@ export interface CallInit {
  * TOKEN as `svc serve` requires its token file (`token: null`: no token, as `--no-auth`).
  */
 export async function app(
-  script: Reply[],
+  script: Reply[] | ((body: Record<string, unknown>, index: number) => Reply),
   options: {
     config?: Record<string, unknown>;
     tools?: Tool[];
@@ -54,6 +54,8 @@ export async function app(
     mcp?: boolean;
     maxWaiting?: number;
     handler?: Partial<HandlerOptions>;
+    /** Answer the /jobs routes over the worktree's jobs, as `svc serve` does. */
+    jobs?: boolean;
   } = {},
 ): Promise<App> {
   const h = await harness(script, {
@@ -67,6 +69,10 @@ export async function app(
     warn: (message) => {
       throw new Error(message);
     },
+    // Loaded only here: the jobs modules stay out of the other HTTP tests.
+    jobs: options.jobs
+      ? (await import("../../src/cli/serve_jobs.ts")).serveJobs(h.runtime)
+      : undefined,
   });
   const token = options.token === undefined ? TOKEN : options.token;
   const handler = served.handler({

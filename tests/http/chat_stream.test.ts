@@ -48,3 +48,28 @@ Deno.test("abort of one session leaves another session's running turn alone", as
   assert.equal((await a.call("POST", "/sessions/mine/abort")).status, 200);
   assert.equal((await (await running).json()).status, "cancelled");
 });
+
+Deno.test("text deltas are streamed only when the turn asks for them, and only in an event stream", async () => {
+  await using a = await app([{ text: "a short answer", chunkSize: 3 }]);
+  const json = await a.call("POST", "/chat", {
+    json: { prompt: "hi", include_partial_messages: true },
+  });
+  assert.deepEqual([json.status, await json.json()], [400, {
+    error:
+      'include_partial_messages needs a streamed turn ("stream": true or Accept: text/event-stream)',
+  }]);
+  const bad = await a.call("POST", "/chat", {
+    json: { prompt: "hi", stream: true, include_partial_messages: "yes" },
+  });
+  assert.deepEqual([bad.status, await bad.json()], [400, {
+    error: "include_partial_messages must be true or false",
+  }]);
+  const streamed = await a.call("POST", "/chat", { json: { prompt: "hi", stream: true } });
+  const text = await streamed.text();
+  assert.deepEqual([...text.matchAll(/^event: (\S+)$/gm)].map((m) => m[1]), [
+    "system",
+    "assistant",
+    "result",
+  ]);
+  assert.equal(a.fake.requests.length, 1, "refused requests never reached the model");
+});

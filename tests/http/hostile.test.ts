@@ -176,7 +176,8 @@ Deno.test("an unknown field is 400 rather than silently ignored", async () => {
     a,
     res,
     400,
-    "unknown field session; expected prompt, session_id, json_schema, json_retries, stream and approvals",
+    "unknown field session; expected prompt, session_id, json_schema, json_retries, stream, " +
+      "approvals and include_partial_messages",
   );
 });
 

@@ -48,16 +48,25 @@ Deno.test("svc serve: operators list, show and approve a proposed job over HTTP"
       assert.equal(stopped.status, 200);
       assert.equal((await call("POST", "/jobs/nightly/reject")).status, 200);
     });
-    await t.step("refusals: no token, unknown or hostile names, wrong method", async () => {
-      const anonymous = await fetch(`${served.url}/jobs`);
-      assert.equal(anonymous.status, 401);
-      await anonymous.body?.cancel();
-      assert.equal((await call("GET", "/jobs/nope")).status, 404);
-      assert.equal((await call("POST", "/jobs/nope/approve")).status, 404);
-      assert.equal((await call("GET", "/jobs/..%2F..%2Fetc")).status, 400);
-      assert.equal((await call("GET", "/jobs/nightly/approve")).status, 405);
-      assert.equal((await call("POST", "/jobs/nightly/explode")).status, 404);
-    });
+    await t.step(
+      "refusals: no token, unknown or hostile names, wrong method, an unapproved run",
+      async () => {
+        const anonymous = await fetch(`${served.url}/jobs`);
+        assert.equal(anonymous.status, 401);
+        await anonymous.body?.cancel();
+        assert.equal((await call("GET", "/jobs/nope")).status, 404);
+        assert.equal((await call("POST", "/jobs/nope/approve")).status, 404);
+        assert.equal((await call("GET", "/jobs/..%2F..%2Fetc")).status, 400);
+        assert.equal((await call("GET", "/jobs/nightly/approve")).status, 405);
+        assert.equal((await call("POST", "/jobs/nightly/explode")).status, 404);
+        const run = await call("POST", "/jobs/nightly/run"); // rejected above: not approved
+        assert.deepEqual([run.status, run.body.error], [
+          409,
+          'job "nightly" may not run: it is not approved; approve it first ' +
+          "(svc jobs approve nightly, or POST /jobs/nightly/approve)",
+        ]);
+      },
+    );
     await t.step("the OpenAPI document lists the job routes this server answers", async () => {
       const doc = (await call("GET", "/openapi.json")).body;
       for (const [path, methods] of Object.entries(JOB_ROUTES)) {

@@ -55,6 +55,35 @@ Deno.test("DELETE /sessions/{id} removes the session and its checkpoints", async
   assert.equal(await new SessionStore(a.worktree).exists("gone2"), true);
 });
 
+Deno.test("DELETE /sessions/{id} is 409 while a turn of that session runs or waits, and deletes nothing", async () => {
+  await using a = await app([{ stall: true, text: "partial" }]);
+  await saved(a.worktree, "busy", ["hello"]);
+  await saved(a.worktree, "waiting", ["hello"]);
+  const running = a.call("POST", "/chat", { json: { prompt: "wait", session_id: "busy" } });
+  while (!a.fake.requests.length) await new Promise((r) => setTimeout(r, 5));
+  const queued = a.call("POST", "/chat", { json: { prompt: "later", session_id: "waiting" } });
+  while (a.lock.waiting < 1) await new Promise((r) => setTimeout(r, 5));
+  const busy = await a.call("DELETE", "/sessions/busy");
+  assert.deepEqual([busy.status, await busy.json()], [409, {
+    error: "session busy has a running turn; end it first (POST /sessions/busy/abort, which " +
+      "ends the running turn or else takes the queued ones out of the queue) and delete it then",
+  }]);
+  const waiting = await a.call("DELETE", "/sessions/waiting");
+  assert.equal(waiting.status, 409);
+  assert.match((await waiting.json()).error, /^session waiting has 1 queued turn; end it first/);
+  assert.deepEqual(await (await a.call("GET", "/sessions")).json(), {
+    sessions: ["busy", "waiting"],
+  });
+  assert.equal((await a.call("POST", "/sessions/waiting/abort")).status, 200);
+  assert.equal((await queued).status, 409);
+  assert.equal((await a.call("POST", "/sessions/busy/abort")).status, 200);
+  assert.equal((await (await running).json()).status, "cancelled");
+  for (const name of ["busy", "waiting"]) {
+    const deleted = await a.call("DELETE", `/sessions/${name}`);
+    assert.deepEqual([deleted.status, (await deleted.json()).deleted], [200, name]);
+  }
+});
+
 Deno.test("session routes refuse a missing token and ids that are not session names", async () => {
   await using a = await app([]);
   await using other = await app([]);

@@ -76,11 +76,7 @@ Deno.test("the token file is created once, 0600, with a long random token, and t
     assert.equal(first.created, true);
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
     assert.equal((await Deno.stat(`${dir}/config/svc`)).mode! & 0o777, 0o700);
-    assert.deepEqual(await loadOrCreateToken(path), {
-      token: first.token,
-      created: false,
-      warning: undefined,
-    });
+    assert.deepEqual(await loadOrCreateToken(path), { token: first.token, created: false });
     const racing = await Promise.all(
       Array.from({ length: 8 }, () => loadOrCreateToken(`${dir}/race`)),
     );
@@ -102,18 +98,26 @@ Deno.test("the token check is byte-exact", () => {
   );
 });
 
-Deno.test("a token file must hold one long token; a group-readable file is warned about", async () => {
-  const dir = await Deno.makeTempDir();
+Deno.test("a token file must hold one long token; a readable one (a mounted secret) passes without a warning", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
   try {
     await Deno.writeTextFile(`${dir}/good`, `${TOKEN}\n`, { mode: 0o600 });
     await Deno.chmod(`${dir}/good`, 0o600);
-    assert.deepEqual(await readTokenFile(`${dir}/good`), { token: TOKEN, warning: undefined });
+    assert.deepEqual(await readTokenFile(`${dir}/good`), { token: TOKEN });
     await Deno.writeTextFile(`${dir}/open`, TOKEN);
     await Deno.chmod(`${dir}/open`, 0o644);
-    assert.deepEqual(await readTokenFile(`${dir}/open`), {
-      token: TOKEN,
-      warning: `the token file ${dir}/open is readable by other users; chmod 600 it`,
-    });
+    assert.deepEqual(await readTokenFile(`${dir}/open`), { token: TOKEN });
+    // A Kubernetes secret: a root-owned sticky mount, the file 0444 behind ..data links.
+    const mount = `${dir}/secret`;
+    await Deno.mkdir(`${mount}/..2026_11_26`, { recursive: true });
+    await Deno.chmod(mount, 0o1777);
+    await Deno.writeTextFile(`${mount}/..2026_11_26/token`, TOKEN);
+    await Deno.chmod(`${mount}/..2026_11_26/token`, 0o444);
+    await Deno.symlink("..2026_11_26", `${mount}/..data`);
+    await Deno.symlink("..data/token", `${mount}/token`);
+    if (Deno.uid() === 0) {
+      assert.deepEqual(await loadOrCreateToken(`${mount}/token`), { token: TOKEN, created: false });
+    }
     for (const bad of ["short", "two words-0123456789", ""]) {
       await Deno.writeTextFile(`${dir}/bad`, bad);
       await assert.rejects(readTokenFile(`${dir}/bad`), {
@@ -122,6 +126,43 @@ Deno.test("a token file must hold one long token; a group-readable file is warne
       });
     }
     await assert.rejects(readTokenFile(`${dir}/missing`), /Cannot read the token file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a token file others can write, or in a folder they can write, is refused and none is made there", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(`${dir}/writable`, TOKEN);
+    await Deno.chmod(`${dir}/writable`, 0o666);
+    await assert.rejects(readTokenFile(`${dir}/writable`), {
+      name: "UnsafeFileError",
+      message: new RegExp(`${dir}/writable can be written by group and others \\(mode 0666\\)`),
+    });
+    await Deno.mkdir(`${dir}/shared`);
+    await Deno.chmod(`${dir}/shared`, 0o777);
+    await Deno.writeTextFile(`${dir}/shared/token`, TOKEN, { mode: 0o600 });
+    await Deno.chmod(`${dir}/shared/token`, 0o600);
+    await assert.rejects(loadOrCreateToken(`${dir}/shared/token`), {
+      name: "UnsafeFileError",
+      message: new RegExp(`${dir}/shared can be written by group and others.*chmod go-w`),
+    });
+    // A link planted in such a folder, to a good token elsewhere, is refused all the same.
+    await Deno.writeTextFile(`${dir}/real`, TOKEN, { mode: 0o600 });
+    await Deno.chmod(`${dir}/real`, 0o600);
+    await Deno.symlink(`${dir}/real`, `${dir}/shared/link`);
+    await assert.rejects(readTokenFile(`${dir}/shared/link`), { name: "UnsafeFileError" });
+    await assert.rejects(loadOrCreateToken(`${dir}/shared/new`), { name: "UnsafeFileError" });
+    assert.deepEqual([...Deno.readDirSync(`${dir}/shared`)].map((e) => e.name).sort(), [
+      "link",
+      "token",
+    ]);
+    if (Deno.uid() === 0) {
+      await Deno.chmod(`${dir}/shared`, 0o755);
+      await Deno.chown(`${dir}/shared/token`, 65534, 65534);
+      await assert.rejects(readTokenFile(`${dir}/shared/token`), /belongs to user id 65534/);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

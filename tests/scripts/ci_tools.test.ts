@@ -37,7 +37,7 @@ async function runTools(fakes: string[]) {
 }
 
 Deno.test(
-  "the CI installs ripgrep, git, script, bubblewrap, prlimit, curl and jq with apt-get when they are missing (needs bash)",
+  "the CI installs ripgrep, git, script, bubblewrap, prlimit, curl, jq and chromium with apt-get when they are missing (needs bash)",
   {
     ignore: !BASH,
   },
@@ -46,10 +46,10 @@ Deno.test(
     assert.deepEqual(missing, {
       code: 0,
       stdout: "",
-      stderr: "installing ripgrep git bsdutils bubblewrap util-linux curl jq with apt-get: tests " +
-        "that need them run instead of being ignored\n",
+      stderr: "installing ripgrep git bsdutils bubblewrap util-linux curl jq chromium with " +
+        "apt-get: tests that need them run instead of being ignored\n",
       calls: "apt-get update -qq\napt-get install -y -qq ripgrep git bsdutils bubblewrap " +
-        "util-linux curl jq\n",
+        "util-linux curl jq chromium\n",
     });
     const present = await runTools([
       "apt-get",
@@ -60,6 +60,7 @@ Deno.test(
       "prlimit",
       "curl",
       "jq",
+      "chromium",
     ]);
     assert.deepEqual(present, { code: 0, stdout: "", stderr: "", calls: "" });
   },
@@ -68,7 +69,7 @@ Deno.test(
 Deno.test("without apt-get the CI says which tools are missing and goes on (needs bash)", {
   ignore: !BASH,
 }, async () => {
-  const out = await runTools(["git", "script", "bwrap", "prlimit", "curl", "jq"]);
+  const out = await runTools(["git", "script", "bwrap", "prlimit", "curl", "jq", "chromium"]);
   assert.deepEqual(out, {
     code: 0,
     stdout: "",
