@@ -61,8 +61,16 @@ export const UNTRUSTED_USE: Readonly<Record<string, UntrustedUse>> = {
   // `build` cannot undo a global `plan`.
   mode: "tighten",
   system_prompt: "set",
-  // Read only from inside the worktree, trusted or not.
+  // Read only from inside the worktree, trusted or not (nested files too).
   project_instructions: "set",
+  // Each drops a line the model is told; what it may do does not change.
+  "context.date": "set",
+  "context.os": "set",
+  "context.worktree": "set",
+  "context.git": "set",
+  "context.sandbox": "set",
+  "context.permissions": "set",
+  "context.agents": "set",
   // Local plugins (.svc/plugins/) are not loaded in an untrusted worktree.
   plugins: "set",
   // Only narrows a global whitelist.

@@ -11,7 +11,8 @@ export const askTool: Tool = {
   name: "ask",
   category: "ask",
   description:
-    "Ask a question and wait for the answer. target 'human' (default) asks the operator; 'lead' asks the agent that delegated your task. Use only when you cannot proceed without it.",
+    "Ask a question and wait for the answer: target human (default) asks the operator, lead the " +
+    "agent that delegated your task. Only when you cannot go on without it.",
   schema: (z: Zod) =>
     z.object({
       question: z.string().min(1),

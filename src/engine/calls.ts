@@ -11,6 +11,7 @@ import type { AskRequest, ToolOutput } from "../tool/types.ts";
 import type { EngineDeps } from "./deps.ts";
 import type { EngineEvent, ToolCallRecord } from "./events.ts";
 import { cutText } from "../util/text_cut.ts";
+import { callInstructions } from "./nested_instructions.ts";
 
 /**
  * Tool calls run per round; the rest of a longer batch are answered "not run" (in one session
@@ -67,6 +68,8 @@ export function engineInvokeEnv(
         beforeWrite: env.checkpoint
           ? (path) => env.checkpoint!.beforeWrite(path, tool.name)
           : undefined,
+        files: deps.files,
+        terminal: deps.terminal,
       }),
   };
 }
@@ -135,6 +138,7 @@ export function toolEndEvent(inv: Invocation): EngineEvent {
     content: inv.content,
     status: inv.status,
     decision: inv.decision,
+    ...(inv.refusal ? { refusal: inv.refusal } : {}),
   };
 }
 
@@ -146,6 +150,7 @@ function record(inv: Invocation): ToolCallRecord {
     decision: inv.decision,
     ok: inv.ok,
     duration: inv.duration,
+    ...(inv.refusal ? { refusal: inv.refusal } : {}),
   };
 }
 
@@ -155,17 +160,25 @@ async function persist(inv: Invocation, env: CallEnv, refused: boolean): Promise
   const analysis = deps.config.tool_analysis && !env.signal.aborted && !refused
     ? await analyze(inv.name, inv.content, env)
     : undefined;
+  // The instructions of the sub-folders the call worked in go with its result, once a session.
+  const nested = refused || env.signal.aborted ? undefined : await callInstructions(inv, {
+    worktree: deps.worktree,
+    fileName: deps.config.project_instructions,
+    messages: session.data.messages,
+  });
+  const annex = nested?.text ?? "";
   await Promise.all([
     session.appendPermission(inv.audit),
     session.appendMessage({
       role: "tool",
-      content: persistedContent(inv, deps),
+      content: persistedContent(inv, deps) + annex,
       timestamp: new Date().toISOString(),
       tool_call_id: inv.id,
       name: inv.name,
       ok: inv.ok,
       ...(analysis ? { analysis } : {}),
-    }, { live: inv.content }),
+      ...(nested ? { instructions: nested.paths } : {}),
+    }, { live: inv.content + annex }),
   ]);
 }
 

@@ -40,6 +40,8 @@ export function buildContext(
         role: "assistant",
         content: m.content ?? "",
         ...(calls.length ? { tool_calls: calls } : {}),
+        // Sent back only to the provider that sent them (the provider layer decides).
+        ...(m.provider_fields ? { provider_fields: m.provider_fields } : {}),
       });
     } else if (m.role === "tool" && m.tool_call_id) {
       const content = live.get(m.tool_call_id) ?? m.content ?? "";

@@ -15,13 +15,21 @@ import {
   succeeded,
 } from "./sub_agent.ts";
 
-/** The description of the `delegate` tool, naming the types it can run. */
-export function delegateDescription(types: readonly AgentType[] = []): string {
+/**
+ * The description of the `delegate` tool. It names the types it can run, with their
+ * descriptions, unless `inEnvironment`: then the environment block's `Delegate types` line names
+ * them (`context.agents`, environment_block.ts) and the description points there, which keeps
+ * the names out of every request twice (docs/prompt.md).
+ */
+export function delegateDescription(
+  types: readonly AgentType[] = [],
+  { inEnvironment = false }: { inEnvironment?: boolean } = {},
+): string {
   const base = "Hand a self-contained task to a sub-agent of an agent type and get its final " +
-    "answer. It works in the same folder with its own tools, permissions and session, cannot " +
-    "ask you for anything it was not given, and one runs at a time: put everything it needs in " +
-    "`task`.";
+    "answer. It has its own tools, permissions and session in this folder, and one runs at a " +
+    "time: put everything it needs in task.";
   if (!types.length) return base;
+  if (inEnvironment) return `${base} type: one of the Delegate types in the environment block.`;
   const list = types.map((t) => t.description ? `${t.name} (${t.description})` : t.name);
   return `${base} Types: ${list.join("; ")}.`;
 }
@@ -29,16 +37,19 @@ export function delegateDescription(types: readonly AgentType[] = []): string {
 /** The arguments of `delegate`: one builder, so every delegate tool shares its remembered schema. */
 const delegateSchema = (z: Zod) =>
   z.object({
-    type: z.string().min(1).describe("agent type name"),
-    task: z.string().min(1).describe("the whole task, with the context the sub-agent needs"),
+    type: z.string().min(1),
+    task: z.string().min(1),
   });
 
 /** The `delegate` tool; the engine behind the call runs the sub-agent (`ToolContext.delegate`). */
-export function delegateTool(types: readonly AgentType[] = []): Tool {
+export function delegateTool(
+  types: readonly AgentType[] = [],
+  options: { inEnvironment?: boolean } = {},
+): Tool {
   return {
     name: "delegate",
     category: "delegate",
-    description: delegateDescription(types),
+    description: delegateDescription(types, options),
     schema: delegateSchema,
     async run(args, ctx) {
       if (!ctx.delegate) {

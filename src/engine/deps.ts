@@ -5,8 +5,9 @@ import type { SessionLog } from "../session/log.ts";
 import type { Approver } from "../tool/approval.ts";
 import type { HookRunner } from "../tool/hooks.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
-import type { AskRequest, Tool, ToolHost } from "../tool/types.ts";
+import type { AskRequest, FileAccess, TerminalRunner, Tool, ToolHost } from "../tool/types.ts";
 import type { TurnLimits } from "./budget.ts";
+import type { Clock } from "../util/time.ts";
 
 /** The lead of a sub-agent, consulted by `ask` with target 'lead'. */
 export interface Lead {
@@ -68,6 +69,10 @@ export interface EngineOverrides {
   permissionPromptTool?: string;
   /** The limits of each turn (`--max-turns`, a job's limits), over `limits.*` of the config. */
   limits?: TurnLimits;
+  /** The file tools read and write through this backend (an ACP editor's), not the disk. */
+  files?: FileAccess;
+  /** Unsandboxed commands run in this terminal (an ACP editor's), not as svc's children. */
+  terminal?: TerminalRunner;
 }
 
 /** What a runtime gives every engine it builds for delegation and team runs. */
@@ -87,6 +92,8 @@ export interface EngineDeps {
   worktree: string;
   /** The worktree is trusted (`svc trust`); tools see it as `ToolContext.trusted`. */
   trusted: boolean;
+  /** The keys an untrusted worktree's own config set (see PolicyScope.worktreeKeys). */
+  worktreeKeys?: readonly string[];
   client: ChatClient;
   model: string;
   provider: string;
@@ -105,4 +112,10 @@ export interface EngineDeps {
   hooks?: HookRunner;
   /** The run's `--permission-prompt-tool`, inherited by derived engines. */
   permissionPromptTool?: string;
+  /** The time the environment block's date is taken from; default the real clock (tests fake it). */
+  clock?: Clock;
+  /** The file tools' backend when it is not the disk (an ACP editor's); derived engines share it. */
+  files?: FileAccess;
+  /** The front-end's terminal for unsandboxed commands (an ACP editor's); shared likewise. */
+  terminal?: TerminalRunner;
 }

@@ -2,18 +2,10 @@ import { readTextCapped } from "../util/fs.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import type { Config } from "../config/schema.ts";
 import { cutText } from "../util/text_cut.ts";
+import { DEFAULT_PROMPT, PLAN_MODE } from "../catalog/prompts.ts";
 
 /** Project instructions are capped at this many characters. */
 export const PROJECT_INSTRUCTIONS_MAX = 20000;
-
-const DEFAULT_PROMPT =
-  "You are svc, a careful software agent working in the directory {worktree}. Use the tools to " +
-  "inspect and change files and run commands; do not guess file contents. Paths are relative to " +
-  "that directory. When a tool result is an error, correct the call. Answer concisely.";
-
-const PLAN_MODE =
-  "You are in plan mode: you may read, list and search, but editing files and running commands " +
-  "are disabled. Investigate, then answer with a concrete plan.";
 
 /** Reads the project instructions file, capped; null when disabled or absent. */
 export async function readProjectInstructions(
@@ -39,23 +31,23 @@ export async function readProjectInstructions(
 
 /**
  * The leading system messages: project instructions first (when the file exists), then the
- * system prompt (configured or default) with the mode instruction.
+ * system prompt (the agent type's, configured or default) with the mode instruction and the
+ * environment block (environment_block.ts). docs/prompt.md describes each part.
  */
 export async function composeSystemMessages(
   config: Config,
   worktree: string,
-  extra: { typePrompt?: string; mode?: "plan" | "build" } = {},
+  extra: { typePrompt?: string; mode?: "plan" | "build"; environment?: string } = {},
 ): Promise<string[]> {
   const messages: string[] = [];
   const instructions = await readProjectInstructions(worktree, config.project_instructions);
   if (instructions !== null) {
     messages.push(`Project instructions (${config.project_instructions}):\n\n${instructions}`);
   }
-  const parts = [
-    extra.typePrompt ?? config.system_prompt ?? DEFAULT_PROMPT.replace("{worktree}", worktree),
-  ];
+  const parts = [extra.typePrompt ?? config.system_prompt ?? DEFAULT_PROMPT];
   if (extra.typePrompt && config.system_prompt) parts.push(config.system_prompt);
   if ((extra.mode ?? config.mode) === "plan") parts.push(PLAN_MODE);
+  if (extra.environment) parts.push(extra.environment);
   messages.push(parts.join("\n\n"));
   return messages;
 }

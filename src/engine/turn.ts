@@ -22,6 +22,7 @@ import { addUsage, type RoundOutcome } from "./round.ts";
 import { type LimitReached, TurnBudget } from "./budget.ts";
 import { turnResult } from "./result.ts";
 import { composeSystemMessages } from "./system_prompt.ts";
+import { environmentBlock } from "./environment_block.ts";
 import { type StructuredAnswer, StructuredTurn } from "./structured.ts";
 import { webSearchBlock } from "./web_inject.ts";
 import { appendHookContext, promptHooks, stopHooks } from "./turn_hooks.ts";
@@ -91,6 +92,16 @@ export class Turn {
     this.emit({ type: "session", name: this.session.name });
     const view = this.engine.toolView();
     const offered = this.engine.offeredTools(view);
+    // Started now: a new session's git status runs while the prompt is being stored.
+    const environment = environmentBlock({
+      deps,
+      session: this.session,
+      offered,
+      clock: deps.clock,
+    }).catch((err) => {
+      this.emit({ type: "warning", message: `environment block left out: ${err.message}` });
+      return undefined;
+    });
     const env: CallEnv = {
       deps,
       session: this.session,
@@ -109,6 +120,7 @@ export class Turn {
     if (gate.context) await appendHookContext(this.session, gate.context);
     const system = await composeSystemMessages(deps.config, deps.worktree, {
       typePrompt: deps.typePrompt,
+      environment: await environment,
     });
     if (channels.structured) {
       this.#structured = new StructuredTurn(channels.structured);
@@ -267,6 +279,7 @@ export class Turn {
       thinking: outcome.thinking,
       reasoning: deps.config.reasoning,
       ...(calls.length ? { tool_calls: calls } : {}),
+      ...(outcome.providerFields ? { provider_fields: outcome.providerFields } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(typeof outcome.cost_usd === "number" ? { cost_usd: outcome.cost_usd } : {}),
       finish_reason: outcome.finishReason,

@@ -5,7 +5,7 @@ export {
   type SandboxSettings,
   sandboxSettings,
 } from "./settings.ts";
-export { type SandboxKind, sandboxKind } from "./probe.ts";
+export { type SandboxKind, sandboxKind, sandboxKindNow } from "./probe.ts";
 export { CONTROL_PATHS, type SandboxLayout, sandboxLayout } from "./layout.ts";
 export { bwrapArgs } from "./bwrap.ts";
 export { type AppliedLimits, appliedLimits } from "./limits.ts";
@@ -17,3 +17,4 @@ export {
   sandboxState,
 } from "./plan.ts";
 export { limitReached } from "./outcome.ts";
+export { commandFate } from "./status.ts";

@@ -14,15 +14,50 @@ export type SandboxKind =
 const PROBE_TIMEOUT_MS = 5000;
 
 let known: { at: string; result: Promise<SandboxKind> } | undefined;
+/** The probe's answer once it has settled, for `sandboxKindNow`. */
+let settled: { at: string; kind: SandboxKind } | undefined;
 
 /** The sandbox of this machine; probed again when PATH changes (a test, or a fixed PATH). */
 export function sandboxKind(): Promise<SandboxKind> {
   const path = Deno.env.get("PATH") ?? "";
-  if (known?.at !== path) known = { at: path, result: probe() };
+  if (known?.at !== path) {
+    known = {
+      at: path,
+      result: probe().then((kind) => {
+        settled = { at: path, kind };
+        return kind;
+      }),
+    };
+  }
   return known.result;
 }
 
+/**
+ * The sandbox as far as it is known without starting a process (the system prompt's environment
+ * block): the probe's answer when this process has one, else what the files tell (bubblewrap on
+ * PATH, sandbox-exec present), which the probe may still refute.
+ */
+export function sandboxKindNow(): SandboxKind {
+  const path = Deno.env.get("PATH") ?? "";
+  return settled?.at === path ? settled.kind : withoutProcess();
+}
+
 async function probe(): Promise<SandboxKind> {
+  const found = withoutProcess();
+  if (!found.ok || found.kind !== "bubblewrap") return found;
+  const failure = await tryBubblewrap(found.program);
+  if (failure === undefined) return found;
+  return {
+    ok: false,
+    reason: `bubblewrap cannot make its namespaces here: ${failure}`,
+    fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on " +
+      "Ubuntu 24.04 and later an AppArmor profile for bwrap, see docs/security.md), or run " +
+      "svc where they are allowed",
+  };
+}
+
+/** What the files tell: the sandbox program, or why there is none (no process is started). */
+function withoutProcess(): SandboxKind {
   if (Deno.build.os === "darwin") {
     const program = "/usr/bin/sandbox-exec";
     try {
@@ -48,15 +83,7 @@ async function probe(): Promise<SandboxKind> {
         "bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)",
     };
   }
-  const failure = await tryBubblewrap(program);
-  if (failure === undefined) return { ok: true, kind: "bubblewrap", program };
-  return {
-    ok: false,
-    reason: `bubblewrap cannot make its namespaces here: ${failure}`,
-    fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on " +
-      "Ubuntu 24.04 and later an AppArmor profile for bwrap, see docs/security.md), or run " +
-      "svc where they are allowed",
-  };
+  return { ok: true, kind: "bubblewrap", program };
 }
 
 /** Runs `true` in the namespaces every sandboxed command uses: undefined, or what failed. */

@@ -6,7 +6,7 @@
  */
 import type { SandboxSettings } from "./settings.ts";
 import type { SandboxMode } from "../config/keys.ts";
-import { sandboxKind } from "./probe.ts";
+import { type SandboxKind, sandboxKind } from "./probe.ts";
 import { sandboxLayout } from "./layout.ts";
 import { appliedLimits, limitPrefix, unappliedLimits } from "./limits.ts";
 import { basename } from "../util/posix_path.ts";
@@ -60,13 +60,7 @@ export async function sandboxStatus(
   const sandbox = kind.ok
     ? { available: true as const, kind: kind.kind, program: kind.program }
     : { available: false as const, reason: kind.reason, fix: kind.fix };
-  let commands: SandboxStatus["commands"] = "sandboxed", why: string | undefined;
-  if (settings.mode === "danger-full-access") {
-    [commands, why] = ["unsandboxed", "sandbox.mode is danger-full-access"];
-  } else if (!kind.ok) {
-    commands = settings.failIfUnavailable ? "refused" : "unsandboxed";
-    why = kind.reason;
-  }
+  const { commands, why } = commandFate(settings, kind);
   const temp = kind.ok && kind.kind === "seatbelt"
     ? "$TMPDIR: a new folder for each command"
     : "/tmp: a new folder for each command";
@@ -99,6 +93,21 @@ export async function sandboxStatus(
     },
     limits: statusLimits(settings),
   };
+}
+
+/**
+ * What happens to a command under `settings` where `kind` is the machine's sandbox: it runs in
+ * the sandbox, is refused, or runs with the user's rights (and why).
+ */
+export function commandFate(
+  settings: Pick<SandboxSettings, "mode" | "failIfUnavailable">,
+  kind: SandboxKind,
+): { commands: SandboxStatus["commands"]; why?: string } {
+  if (settings.mode === "danger-full-access") {
+    return { commands: "unsandboxed", why: "sandbox.mode is danger-full-access" };
+  }
+  if (kind.ok) return { commands: "sandboxed" };
+  return { commands: settings.failIfUnavailable ? "refused" : "unsandboxed", why: kind.reason };
 }
 
 function statusLimits(settings: SandboxSettings): StatusLimits {

@@ -1,6 +1,6 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { LiveResults } from "./live.ts";
-import type { SessionData, SessionMessage } from "./types.ts";
+import type { SessionData, SessionEnvironment, SessionMessage } from "./types.ts";
 
 /** A new, empty session document named `name`. */
 export function newSessionData(name: string, extra: { parent_id?: string } = {}): SessionData {
@@ -54,6 +54,8 @@ export interface SessionLog {
   appendError(error: TurnError, options?: ErrorOptions): Promise<void>;
   appendPermission(record: PermissionRecord): Promise<void>;
   addSubSession(name: string): Promise<void>;
+  /** Stores the environment block's values taken for this session; `deferMs` as for appends. */
+  setEnvironment(environment: SessionEnvironment, options?: { deferMs?: number }): Promise<void>;
   /** Renames the log (first-message naming); a taken name gets `_2`, `_3`, ... */
   rename(name: string): Promise<void>;
   /**

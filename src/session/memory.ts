@@ -1,7 +1,7 @@
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import { LiveResults } from "./live.ts";
 import { type AppendOptions, newSessionData, type SessionLog } from "./log.ts";
-import type { SessionData, SessionMessage } from "./types.ts";
+import type { SessionData, SessionEnvironment, SessionMessage } from "./types.ts";
 
 /** A session kept only in memory: nothing is written (eval trials, tests, dry runs). */
 export class MemorySession implements SessionLog {
@@ -36,6 +36,10 @@ export class MemorySession implements SessionLog {
 
   addSubSession(name: string): Promise<void> {
     return this.#touch(() => this.#data.sub_sessions = [...(this.#data.sub_sessions ?? []), name]);
+  }
+
+  setEnvironment(environment: SessionEnvironment): Promise<void> {
+    return this.#touch(() => this.#data.environment = environment);
   }
 
   rename(name: string): Promise<void> {

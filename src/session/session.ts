@@ -3,7 +3,7 @@ import { basename, join } from "../util/posix_path.ts";
 import { syncDir, withFileLock, writeFileAtomic } from "../util/atomic.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 import type { AppendOptions, ErrorOptions, SessionLog } from "./log.ts";
-import type { SessionData, SessionMessage } from "./types.ts";
+import type { SessionData, SessionEnvironment, SessionMessage } from "./types.ts";
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 import { LiveResults } from "./live.ts";
 import { continuable, noteWrite, recordedLatest } from "./latest.ts";
@@ -130,6 +130,15 @@ export class Session implements SessionLog {
     });
   }
 
+  setEnvironment(
+    environment: SessionEnvironment,
+    options: { deferMs?: number } = {},
+  ): Promise<void> {
+    return this.#commit(() => {
+      this.#data.environment = environment;
+    }, options.deferMs);
+  }
+
   /** Renames the session file (first-message naming); a taken name gets `_2`, `_3`, ... */
   rename(name: string): Promise<void> {
     this.#kick();
@@ -229,12 +238,14 @@ export class Session implements SessionLog {
    * retry until written) and the appends made since the batch was taken are applied again.
    */
   #rollBack(kept: Pending[]): void {
-    const { messages, errors, permissions, subSessions } = this.#durable;
+    const { messages, errors, permissions, subSessions, environment } = this.#durable;
     this.#data.messages.length = messages;
     this.#data.errors.length = errors;
     this.#data.permissions.length = permissions;
     if (subSessions === null) delete this.#data.sub_sessions;
     else this.#data.sub_sessions = this.#data.sub_sessions?.slice(0, subSessions);
+    if (environment === null) delete this.#data.environment;
+    else this.#data.environment = environment;
     this.#pending = [...kept, ...this.#pending];
     for (const pending of this.#pending) pending.apply();
     this.#cache();
@@ -312,6 +323,8 @@ interface Counts {
   errors: number;
   permissions: number;
   subSessions: number | null;
+  /** The stored environment values (replaced, never appended to); null: none. */
+  environment: SessionEnvironment | null;
 }
 
 function counts(data?: SessionData): Counts {
@@ -320,6 +333,7 @@ function counts(data?: SessionData): Counts {
     errors: data?.errors.length ?? 0,
     permissions: data?.permissions.length ?? 0,
     subSessions: data?.sub_sessions?.length ?? null,
+    environment: data?.environment ?? null,
   };
 }
 

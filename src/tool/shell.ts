@@ -3,7 +3,7 @@
  * environment (no secrets, no svc variables, no shell start-up hooks), rendered as exit code,
  * stdout and stderr.
  */
-import type { ToolContext, ToolOutput } from "./types.ts";
+import type { TerminalRunner, ToolContext, ToolOutput } from "./types.ts";
 import {
   limitReached,
   planCommand,
@@ -11,6 +11,7 @@ import {
   sandboxSettings,
 } from "../sandbox/mod.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
+import { outputStatus } from "./output_status.ts";
 import { which } from "../util/which.ts";
 export { which };
 
@@ -48,6 +49,11 @@ export const MAX_TIMEOUT_S = 600;
 
 let shell: string | undefined;
 
+/** The shell `runShell` runs commands with: bash where it is on PATH, else sh. */
+export function shellProgram(): string {
+  return shell ??= which("bash") ?? "sh";
+}
+
 /** Options of `runShell`. */
 export interface ShellOptions {
   cwd: string;
@@ -57,6 +63,13 @@ export interface ShellOptions {
   sandbox: SandboxSettings;
   timeoutS?: number;
   signal?: AbortSignal;
+  /** Hears the command's latest output line while it runs long (`outputStatus`). */
+  status?: (line: string) => void;
+  /**
+   * The front-end's terminal (an ACP editor's): a command the OS sandbox would not hold runs there
+   * instead; a sandboxed command always runs in svc's sandbox.
+   */
+  terminal?: TerminalRunner;
 }
 
 /** The sandbox settings of commands a tool runs with `ctx`. */
@@ -70,8 +83,7 @@ export function commandSandbox(ctx: Pick<ToolContext, "config" | "worktree">): S
  */
 export async function runShell(command: string, options: ShellOptions): Promise<ToolOutput> {
   const timeoutS = clampTimeout(options.timeoutS);
-  shell ??= which("bash") ?? "sh";
-  const plan = await planCommand({ command: shell, args: ["-c", command] }, {
+  const plan = await planCommand({ command: shellProgram(), args: ["-c", command] }, {
     settings: options.sandbox,
     worktree: options.worktree,
     cwd: options.cwd,
@@ -80,21 +92,61 @@ export async function runShell(command: string, options: ShellOptions): Promise<
   });
   if (!plan.ok) return { content: plan.error, ok: false };
   const planned = plan.command;
+  if (options.terminal && !planned.sandboxed) {
+    await planned.cleanup();
+    return await inTerminal(options.terminal, command, {
+      options,
+      timeoutS,
+      notice: planned.notice,
+    });
+  }
   let result: ProcessResult;
+  const lines = options.status && outputStatus(options.status);
   try {
     result = await runProcess(planned.command, planned.args, {
       cwd: options.cwd,
       env: planned.env,
       timeoutMs: timeoutS * 1000,
       signal: options.signal,
+      onOutput: lines ? (chunk) => lines.push(chunk) : undefined,
     });
   } finally {
+    lines?.stop();
     await planned.cleanup();
   }
   const notes = [planned.notice, limitReached(result, planned.limits)].filter((line) =>
     line !== undefined
   );
   return renderResult(result, timeoutS, notes);
+}
+
+/**
+ * An unsandboxed command in the front-end's terminal, rendered as `runShell` renders its own (the
+ * terminal's output is stdout and stderr together). The terminal has the editor's environment:
+ * the variables svc keeps from commands as secrets are set empty there.
+ */
+async function inTerminal(
+  terminal: TerminalRunner,
+  command: string,
+  how: { options: ShellOptions; timeoutS: number; notice?: string },
+): Promise<ToolOutput> {
+  const { options, timeoutS } = how;
+  const secrets = Object.entries(Deno.env.toObject()).filter(([name, value]) =>
+    SECRET_NAME.test(name) || name.startsWith("SVC_") || URL_WITH_PASSWORD.test(value)
+  );
+  const { output, ...ended } = await terminal({
+    program: shellProgram(),
+    args: ["-c", command],
+    cwd: options.cwd,
+    env: Object.fromEntries(secrets.map(([name]) => [name, ""])),
+    timeoutS,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return renderResult(
+    { ...ended, stdout: output, stderr: "" },
+    timeoutS,
+    how.notice ? [how.notice] : [],
+  );
 }
 
 /** The timeout in seconds: default 120, hard clamp 600. */

@@ -51,10 +51,55 @@ export interface ToolContext {
    */
   beforeWrite?(path: string): Promise<void>;
   /**
+   * Where the file tools read and write text instead of the disk: an editor's buffers over ACP
+   * (`svc acp`, docs/acp.md). The policy has judged the call before the tool runs, as always.
+   */
+  files?: FileAccess;
+  /**
+   * Runs a shell command in the front-end's terminal (an ACP editor's) instead of as svc's child
+   * process; `runShell` uses it only for a command the OS sandbox would not hold anyway.
+   */
+  terminal?: TerminalRunner;
+  /**
    * Adds and removes the calling plugin's own tools in the tools offered from the next turn on
    * (an MCP client's imported tools); given only to tools that declare `usesHost`.
    */
   host?: ToolHost;
+}
+
+/** One command for a front-end's terminal: the program, its arguments and where it runs. */
+export interface TerminalRun {
+  program: string;
+  args: string[];
+  cwd: string;
+  /** Variables to set (svc's secret variables, set empty so the command does not see them). */
+  env: Record<string, string>;
+  timeoutS: number;
+  signal: AbortSignal;
+}
+
+/** How a terminal command ended: its output (stdout and stderr together) and exit code. */
+export interface TerminalResult {
+  /** Exit code; 128 + signal number when killed by a signal; -1 when it could not start. */
+  code: number;
+  output: string;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** Runs one command in a front-end's terminal and waits for it. */
+export type TerminalRunner = (run: TerminalRun) => Promise<TerminalResult>;
+
+/**
+ * A file-access backend of the file tools (`file_read`, `file_write`, `file_edit`): paths are
+ * absolute and already judged by the policy; a rejection is the tool's error result. What it
+ * lacks (an editor that reads but does not write) the tools do on disk.
+ */
+export interface FileAccess {
+  /** The text of the file, as the editor has it (an unsaved buffer included). */
+  readText?(path: string, signal: AbortSignal): Promise<string>;
+  /** Replaces the file's text (the editor writes it, and shows it in an open buffer). */
+  writeText?(path: string, content: string, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -82,6 +127,17 @@ export interface ToolOutput {
   ok?: boolean;
   /** One-line status for the front-end (for example a diff preview); not sent to the model. */
   status?: string;
+  /**
+   * Images the result carries beside its text (a `file_read` of an image, an imported MCP tool's
+   * image content); served MCP calls return them as image content. `content` describes them.
+   */
+  images?: ToolImage[];
+}
+
+/** An image in a tool result: base64 data and its MIME type. */
+export interface ToolImage {
+  data: string;
+  mimeType: string;
 }
 
 /** Arguments handed to a per-invocation policy resolver. */
@@ -89,6 +145,8 @@ export type ResolverArgs = Record<string, unknown> & {
   _permissions: ToolPermission;
   /** The merged config, for resolvers that judge configured commands (dev.*_cmd). */
   _config?: Readonly<Config>;
+  /** The config keys an untrusted worktree's own `.svc/config.json` set (PolicyScope). */
+  _worktreeKeys?: readonly string[];
 };
 
 /**

@@ -13,6 +13,7 @@ import type { Tool } from "../../src/tool/types.ts";
 import type { ServiceDef } from "../../src/plugin/api.ts";
 import { emptyLoadResult, type LoadResult } from "../../src/plugin/load.ts";
 import { type FakeProvider, type Reply, startFakeProvider } from "./fake_provider.ts";
+import type { Clock } from "../../src/util/time.ts";
 
 export interface Harness {
   engine: Engine;
@@ -55,6 +56,8 @@ export async function harness(
     catalog?: Catalog;
     /** Loaded plugins: their tools (before `tools`), services and owners join the runtime. */
     plugins?: LoadResult;
+    /** The engines' clock (the environment block's date). */
+    clock?: Clock;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
@@ -85,6 +88,7 @@ export async function harness(
     plugins: options.plugins ??
       { ...emptyLoadResult(), services: options.services ?? [] },
     catalog: options.catalog,
+    clock: options.clock,
     connection: {
       provider,
       baseUrl: fake.url,

@@ -172,7 +172,7 @@ Deno.test("skills named by a type are injected as a Skills section; a missing on
   await h.engine.runTurn("go", { session: h.store.create("lead") });
   const system = (h.fake.requests[1].body as Body).messages[0].content;
   assert.equal(
-    system,
+    system.split("\n\nEnvironment:\n")[0],
     "WRITER\n\n## Skills\n\n### style\n\nShort sentences.\n\n### tone\n\nBe kind.",
   );
 });
@@ -351,11 +351,26 @@ Deno.test("a type's model is refused headless and accepted with approveModel", a
   }
 });
 
-Deno.test("the delegate tool names the types and is an error outside an agent turn", async () => {
-  await using h = await harness([], { catalog: researcher });
+Deno.test("the request names the delegate types once, in the environment block", async () => {
+  await using h = await harness([{ text: "ok" }], { catalog: researcher });
+  await h.engine.runTurn("go", { session: h.store.create("lead") });
+  const body = h.fake.requests[0].body as Body;
+  const tools = body.tools as Array<{ function: { name: string; description: string } }>;
+  const delegate = tools.find((t) => t.function.name === "delegate")!;
+  assert.ok(systemOf(body).endsWith("\nDelegate types: researcher"), systemOf(body));
+  assert.equal(
+    delegate.function.description,
+    "Hand a self-contained task to a sub-agent of an agent type and get its final answer. It " +
+      "has its own tools, permissions and session in this folder, and one runs at a time: put " +
+      "everything it needs in task. type: one of the Delegate types in the environment block.",
+  );
+});
+
+Deno.test("with context.agents off the delegate tool names the types and is an error outside an agent turn", async () => {
+  await using h = await harness([], { catalog: researcher, config: { "context.agents": false } });
   const tool = h.runtime.registry.resolve("delegate")!;
   assert.equal(tool.category, "delegate");
-  assert.match(tool.description, /Types: researcher \(finds facts\)\./);
+  assert.match(tool.description, /Types: researcher \(finds facts\)\.$/);
   const out = await tool.run({ type: "researcher", task: "t" }, {
     worktree: h.worktree,
     signal: new AbortController().signal,

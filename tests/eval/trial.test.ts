@@ -235,7 +235,7 @@ Deno.test("each trial runs in a fresh temporary worktree that is removed afterwa
   await runTrial(h.setup, { target: h.target(), fixture, trial: 2, limits: LIMITS });
   const worktrees = h.fake.requests
     .filter((r) => r.path === "/v1/chat/completions")
-    .map((r) => /working in the directory (\S+)\. /.exec(r.body.messages[0].content)![1]);
+    .map((r) => /^Worktree: (\S+)$/m.exec(r.body.messages[0].content)![1]);
   const distinct = [...new Set(worktrees)];
   assert.equal(distinct.length, 2);
   for (const dir of distinct) {

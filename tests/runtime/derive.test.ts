@@ -21,10 +21,11 @@ Deno.test("a derived engine runs in its own session with its own overrides", asy
   assert.equal(result.session, "sub_child");
   assert.equal(result.content, "child answer");
   const sent = h.fake.requests[0].body;
-  assert.deepEqual(sent.messages.map((m: { content: string }) => m.content), [
-    "child prompt",
-    "task",
-  ]);
+  // The environment block (docs/prompt.md) ends the system prompt.
+  assert.deepEqual(
+    sent.messages.map((m: { content: string }) => m.content.split("\n\nEnvironment:\n")[0]),
+    ["child prompt", "task"],
+  );
   assert.deepEqual(sent.tools.map((t: { function: { name: string } }) => t.function.name), [
     "ask",
     "delegate",
