@@ -63,7 +63,9 @@ export async function compactSession(
     usage,
     ...(options.record ? { compaction: options.record } : {}),
   });
-  return { ok: true, summarized: slice.length, kept: log.length - 1 - boundary, usage };
+  // Command records (slash commands, never sent to the model) are not kept context.
+  const kept = log.slice(boundary, -1).filter((m) => m.role !== "command").length;
+  return { ok: true, summarized: slice.length, kept, usage };
 }
 
 /** The summary request's usage when the backend reported none: about four characters a token. */
@@ -80,7 +82,7 @@ function summaryEstimate(messages: ChatMessage[], answer: string): Usage {
 
 /**
  * Where a compaction would cut `log`: the last summary's start and text, the boundary (the last
- * `keep` messages moved back to a user message) and the messages to summarize; null when there is
+ * `keep` messages, command records not counted, moved back to a user message) and the messages to summarize; null when there is
  * nothing to summarize yet.
  */
 export function compactionPlan(
@@ -96,7 +98,11 @@ export function compactionPlan(
       break;
     }
   }
-  let boundary = log.length - keep;
+  // The last `keep` messages the model sees: command records are not counted.
+  let boundary = log.length;
+  for (let seen = 0; boundary > start && seen < keep; boundary--) {
+    if (log[boundary - 1].role !== "command") seen++;
+  }
   while (boundary > start && log[boundary]?.role !== "user") boundary--;
   if (boundary <= start) return null;
   const slice = log.slice(start, boundary).filter((m) =>

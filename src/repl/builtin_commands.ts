@@ -11,6 +11,7 @@ import { fork, resume } from "./commands_resume.ts";
 import { skill, team, type } from "./commands_catalog.ts";
 import { mcp, tool } from "./commands_tools.ts";
 import { undo } from "./commands_undo.ts";
+import { diff } from "./commands_diff.ts";
 
 export const BUILTIN_COMMANDS: readonly Command[] = [
   help,
@@ -31,6 +32,7 @@ export const BUILTIN_COMMANDS: readonly Command[] = [
   team,
   compact,
   undo,
+  diff,
   version,
   exit,
 ];

@@ -26,8 +26,11 @@ export function helpText(commands: readonly Command[], name?: string): string {
     ...lines,
     "",
     "Type a message to talk to the model; /help <command> tells more about one command.",
+    "@path attaches a file (@src/a.ts:10-40 some lines) or a folder's listing; !command runs a",
+    "shell command yourself, and its output goes with your next message.",
     "Keys: Enter sends, Ctrl-J or Alt-Enter adds a line, Tab completes, Up/Down and Ctrl-R",
-    "search the history, Esc or Ctrl-C cancels a running turn, Ctrl-D on an empty line exits.",
+    "search the history, Ctrl-X Ctrl-E edits the input in $VISUAL or $EDITOR, Ctrl-L scrolls",
+    "the window clear, Esc or Ctrl-C cancels a running turn, Ctrl-D on an empty line exits.",
   ].join("\n");
 }
 

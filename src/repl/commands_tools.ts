@@ -7,12 +7,10 @@ import { type Command, type CommandContext, firstWord } from "./slash_command.ts
 
 /** Runs one tool call and prints its result; the tool's status line shows as it runs. */
 async function callTool(ctx: CommandContext, name: string, args: string): Promise<boolean> {
-  if (!ctx.engine) {
-    ctx.error(ctx.engineError);
-    return false;
-  }
+  // Running a tool needs no model: without a backend, a tools-only engine runs it.
+  const engine = await ctx.toolEngine();
   const view = ctx.events();
-  const inv = await ctx.engine.runTool(name, args, {
+  const inv = await engine.runTool(name, args, {
     session: ctx.session,
     signal: ctx.signal,
     onEvent: view.onEvent,
@@ -44,13 +42,14 @@ export const tool: Command = {
 
 export const mcp: Command = {
   name: "mcp",
-  usage: "/mcp connect [server] | list | disconnect <server>",
+  usage: "/mcp connect [server] | list | disconnect <server> | login <server> | logout <server>",
   summary:
     "connect, list or disconnect the MCP servers of mcp.servers (their tools join the next turn)",
-  details:
-    "These run the mcp_connect, mcp_list and mcp_disconnect tools (category mcp, ask by default).",
-  subcommands: ["connect", "list", "disconnect"],
-  argsOf: { connect: "servers", disconnect: "servers" },
+  details: "connect, list and disconnect run the mcp_connect, mcp_list and mcp_disconnect tools " +
+    "(category mcp, ask by default). login signs in to an http server that asks for OAuth (as " +
+    "svc mcp login does: the browser, or the address to open); logout forgets that sign-in.",
+  subcommands: ["connect", "list", "disconnect", "login", "logout"],
+  argsOf: { connect: "servers", disconnect: "servers", login: "servers", logout: "servers" },
   async run(ctx, args) {
     const [sub, server] = firstWord(args);
     if (!ctx.runtime.config["mcp.servers"].length) {
@@ -64,8 +63,36 @@ export const mcp: Command = {
       case "disconnect":
         if (!server) return ctx.error("usage: /mcp disconnect <server>");
         return void await callTool(ctx, "mcp_disconnect", JSON.stringify({ server }));
+      case "login":
+      case "logout":
+        if (!server) return ctx.error(`usage: /mcp ${sub} <server>`);
+        return await signInOrOut(ctx, sub, server);
       default:
         return ctx.error(`unknown subcommand ${sub}; usage: ${mcp.usage}`);
     }
   },
 };
+
+/** `/mcp login <server>` and `/mcp logout <server>` (src/tool/mcp_sign_in.ts). */
+async function signInOrOut(ctx: CommandContext, sub: string, server: string): Promise<void> {
+  const { signIn, signInEntry, signOut } = await import("../tool/mcp_sign_in.ts");
+  try {
+    const entry = signInEntry(ctx.runtime.config["mcp.servers"], server);
+    if (sub === "logout") {
+      const had = await signOut(entry.url);
+      return ctx.print(had ? `Signed out of ${server}` : `${server} had no sign-in stored`);
+    }
+    const result = await signIn(entry, {
+      print: (line) => ctx.print(line),
+      env: Deno.env.toObject(),
+      signal: ctx.signal,
+    });
+    ctx.print(
+      `Signed in to ${server}${result.scope ? ` (scope ${result.scope})` : ""}; ` +
+        `connect it with /mcp connect ${server}`,
+    );
+  } catch (err) {
+    const what = sub === "login" ? "sign in to" : "sign out of";
+    ctx.error(`could not ${what} ${server}: ${(err as Error).message}`);
+  }
+}

@@ -46,6 +46,12 @@ export async function complete(
   return pick(await names(kind));
 }
 
+/** The `@path` word the cursor ends, if any: where it starts (at the `@`) and the path typed. */
+export function mentionAt(line: string, cursor: number): { start: number; typed: string } | null {
+  const m = /(?:^|\s)@([^\s@]*)$/.exec(line.slice(0, cursor));
+  return m ? { start: cursor - m[1].length - 1, typed: m[1] } : null;
+}
+
 /** The longest prefix all candidates share. */
 export function commonPrefix(candidates: readonly string[]): string {
   if (!candidates.length) return "";

@@ -155,6 +155,9 @@ function csiEvent(params: string, final: string): KeyEvent {
     ...(mod & 2 ? { meta: true } : {}),
     ...(mod & 4 ? { ctrl: true } : {}),
   };
+  if (final === "~" && parts[0] === "27" && parts[2] === "13") {
+    return { name: "enter", ...flags }; // xterm modifyOtherKeys: Shift-Enter, Ctrl-Enter
+  }
   if (final === "~") return { name: TILDES[parts[0]] ?? `unknown-${params}~`, ...flags };
   if (final === "Z") return { name: "tab", shift: true };
   if (final === "u" && parts[0] === "13") return { name: "enter", ...flags }; // kitty Shift-Enter

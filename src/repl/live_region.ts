@@ -80,27 +80,41 @@ export function statusLine(parts: {
   return `${model} · ${parts.context || "ctx 0 tokens"}${session}`;
 }
 
+/** The token count a turn reported and how many session messages there were then. */
+export interface ContextMeasure {
+  tokens: number;
+  /** The session's message count when the tokens were reported. */
+  at: number;
+}
+
 /**
- * The context size label: the last turn's prompt and completion `tokens` when given, else about a
- * quarter of the characters of the messages since the last compaction (commands not counted).
+ * The context size label: the last turn's prompt and completion tokens (`measured`), plus about a
+ * quarter of the characters of the messages added since (commands not counted, so a slash command
+ * leaves it as it was); without a measure, or after a compaction since it, about a quarter of the
+ * characters of the messages since the last compaction. `window` is the model's context window.
  */
 export function contextLabel(
   messages: readonly SessionMessage[],
-  tokens?: number,
-  window?: number,
+  options: { measured?: ContextMeasure; window?: number } = {},
 ): string {
+  const { measured, window } = options;
   const of = window ? ` of ${compactNumber(window)}` : "";
-  if (tokens !== undefined) return `ctx ${compactNumber(tokens)}${of} tokens`;
-  let from = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].compact_from !== undefined) {
-      from = messages[i].compact_from!;
-      break;
-    }
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0 && last < 0; i--) {
+    if (messages[i].compact_from !== undefined) last = i;
   }
+  const usable = measured !== undefined && measured.at <= messages.length && last < measured.at;
+  const since = usable ? measured.at : last >= 0 ? messages[last].compact_from! : 0;
   let chars = 0;
-  for (const m of messages.slice(from)) if (m.role !== "command") chars += (m.content ?? "").length;
-  return `ctx ~${compactNumber(Math.round(chars / 4))}${of} tokens`;
+  let added = false;
+  for (const m of messages.slice(since)) {
+    if (m.role === "command") continue;
+    chars += (m.content ?? "").length;
+    added = true;
+  }
+  if (usable && !added) return `ctx ${compactNumber(measured.tokens)}${of} tokens`;
+  const base = usable ? measured.tokens : 0;
+  return `ctx ~${compactNumber(base + Math.round(chars / 4))}${of} tokens`;
 }
 
 function compactNumber(n: number): string {

@@ -36,13 +36,21 @@ export async function runRepl(
   const stop = () => repl.exit(0);
   for (const signal of ["SIGHUP", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
   return await repl.run(async () => {
-    const [{ Runtime }, { BUILTIN_COMMANDS }, { pluginCommands }, { interactiveName }] =
-      await Promise.all([
-        import("../runtime/runtime.ts"),
-        import("./builtin_commands.ts"),
-        import("./commands_core.ts"),
-        import("../runtime/sessions.ts"),
-      ]);
+    const [
+      { Runtime },
+      { BUILTIN_COMMANDS },
+      { pluginCommands },
+      { interactiveName },
+      { promptCommands },
+      { customCommands },
+    ] = await Promise.all([
+      import("../runtime/runtime.ts"),
+      import("./builtin_commands.ts"),
+      import("./commands_core.ts"),
+      import("../runtime/sessions.ts"),
+      import("../runtime/prompt_commands.ts"),
+      import("./commands_custom.ts"),
+    ]);
     let runtime;
     try {
       runtime = await Runtime.load(repl.options.init);
@@ -57,8 +65,10 @@ export async function runRepl(
     for (const warning of runtime.warnings) repl.warn(warning);
     const builtins = withExtra(BUILTIN_COMMANDS, extra);
     const { commands, skipped } = pluginCommands(runtime.plugins.commands, builtins);
-    repl.commands = [...builtins, ...commands];
-    for (const warning of skipped) repl.warn(warning);
+    const markdown = await promptCommands(runtime);
+    const custom = customCommands(markdown.commands, [...builtins, ...commands]);
+    repl.commands = [...builtins, ...commands, ...custom.commands];
+    for (const warning of [...skipped, ...markdown.warnings, ...custom.skipped]) repl.warn(warning);
     for (const warning of await runtime.start()) repl.warn(warning);
     await repl.useSession(runtime.sessions.create(interactiveName()), true, "startup");
     await repl.useModel();

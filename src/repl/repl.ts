@@ -6,27 +6,30 @@
  * runtime. What a task runs is in tasks.ts, the open questions in questions.ts, what the live
  * region shows in live_region.ts, Tab in tab_completion.ts.
  */
-import type { ConnectedModel, Engine, Runtime, RuntimeInit, SessionLog } from "../runtime/mod.ts";
+import type {
+  ConnectedModel,
+  Engine,
+  EngineOverrides,
+  Runtime,
+  RuntimeInit,
+  SessionLog,
+} from "../runtime/mod.ts";
 import { visibleControls, visibleControlsKeepingStyle } from "../util/terminal_text.ts";
 import { VERSION } from "../version.ts";
-import {
-  notifyPerson,
-  permissionNotice,
-  type PersonNotice,
-  sessionEnd,
-  sessionStart,
-} from "../runtime/session_hooks.ts";
 import type { Command, Display } from "./slash_command.ts";
 import { parseCommand } from "./slash_command.ts";
 import { Editor } from "./editor.ts";
 import type { History } from "./history.ts";
 import { KeyDecoder, type KeyEvent } from "./keys.ts";
-import { contextLabel, liveView, statusLine } from "./live_region.ts";
+import { contextLabel, type ContextMeasure, liveView, statusLine } from "./live_region.ts";
 import { Questions } from "./questions.ts";
 import { type LiveView, Screen } from "./screen.ts";
 import { makeStyle, type Style } from "./style.ts";
-import { runCommand, runTurn, type Task, type TaskHost } from "./tasks.ts";
+import { runCommand, runShellEscape, runTurn, type Task, type TaskHost } from "./tasks.ts";
+import { engineFor, reload, toolEngine, useModel } from "./repl_engine.ts";
 import type { Terminal } from "./terminal.ts";
+import { loadWidths } from "./width.ts";
+import { exitHooks, switchHooks } from "./session_switch.ts";
 
 /** The display keys' defaults (SPEC), used until the config is loaded. */
 export const DEFAULT_DISPLAY: Display = {
@@ -85,6 +88,13 @@ export class Repl implements TaskHost {
   #frame = 0;
   #ctxSize = "";
   #ctxWindow: number | undefined;
+  #measured: { session: SessionLog; measure: ContextMeasure } | null = null;
+  /** Attachments for the next prompt (the output of `!command`s). */
+  readonly pending: string[] = [];
+  /** Ctrl-X was pressed: Ctrl-E next opens the external editor. */
+  #ctrlX = false;
+  /** While the external editor runs: no key is read (they are the editor's). */
+  #paused: Promise<void> | null = null;
   #unresize: () => void = () => {};
 
   constructor(readonly options: ReplOptions) {
@@ -105,7 +115,10 @@ export class Repl implements TaskHost {
     this.#unresize = this.terminal.onResize(() => this.screen.paint());
     this.screen.paint();
     void this.#readKeys();
-    this.#start("loading", async () => await load());
+    this.#start("loading", async () => {
+      await loadWidths().then(() => this.screen.paint());
+      await load();
+    });
     return this.#done;
   }
 
@@ -127,50 +140,16 @@ export class Repl implements TaskHost {
   }
 
   /** Builds the engine for the config's model, or `choice`; a failure keeps the old engine. */
-  async useModel(choice: { provider?: string; model?: string } = {}): Promise<void> {
-    const runtime = this.runtime!;
-    const other = Boolean(choice.provider || choice.model);
-    const picked = other
-      ? { provider: choice.provider, model: choice.model, modelFrom: "user" as const }
-      : {};
-    try {
-      const connection = await runtime.connect(
-        other ? { ...picked, approveModel: undefined } : {},
-      );
-      this.engine = await runtime.engine({
-        headless: false,
-        approver: (request, signal) => {
-          this.#notify(request.session, permissionNotice(request), "permission_prompt");
-          return this.questions.approve(request, signal);
-        },
-        askHuman: (request, signal) => {
-          const question = `svc has a question for you: ${request.question}`;
-          this.#notify(this.session?.name ?? "", question, "elicitation_dialog");
-          return this.questions.askHuman(request, signal);
-        },
-        ...picked,
-      });
-      this.connection = connection;
-      this.engineError = "";
-      for (const warning of connection.warnings) this.warn(warning);
-      if (other) this.print(`now using ${connection.provider}/${connection.model}`);
-    } catch (err) {
-      const message = (err as Error).message;
-      if (other) this.error(message);
-      else {
-        this.engine = null;
-        this.connection = null;
-        this.engineError = `${message} (/connect sets up a backend)`;
-        this.warn(this.engineError);
-      }
-    }
-    this.updateContext();
+  useModel(choice: { provider?: string; model?: string } = {}): Promise<void> {
+    return useModel(this, choice);
   }
 
-  /** Runs the Notification hooks of a prompt that is about to open (docs/hooks.md). */
-  #notify(session: string, message: string, type: PersonNotice["type"]): void {
-    if (!this.runtime) return;
-    notifyPerson(this.runtime, { session, message, type, warn: (text) => this.warn(text) });
+  engineFor(overrides: EngineOverrides): Promise<Engine> {
+    return engineFor(this, overrides);
+  }
+
+  toolEngine(): Promise<Engine> {
+    return toolEngine(this);
   }
 
   /**
@@ -187,14 +166,7 @@ export class Repl implements TaskHost {
     this.fresh = fresh;
     this.updateContext();
     if (!this.runtime) return;
-    const warn = (text: string) => this.warn(text);
-    if (previous && previous !== session) {
-      await sessionEnd(this.runtime, previous, {
-        reason: source === "clear" ? "clear" : "other",
-        warn,
-      });
-    }
-    await sessionStart(this.runtime, session, { source, warn });
+    await switchHooks(this.runtime, { previous, session, source, warn: (t) => this.warn(t) });
   }
 
   /** The running task. */
@@ -260,6 +232,7 @@ export class Repl implements TaskHost {
     for await (const chunk of this.terminal.input()) {
       if (this.#finished) return;
       this.#keys(this.#decoder.feed(chunk));
+      if (this.#paused) await this.#paused;
       if (this.#decoder.waiting) {
         clearTimeout(this.#escTimer);
         this.#escTimer = setTimeout(() => this.#keys(this.#decoder.flush()), ESC_WAIT_MS);
@@ -295,6 +268,9 @@ export class Repl implements TaskHost {
       this.#cancel();
       return;
     }
+    if (this.#ctrlX && key.ctrl && key.name === "e") return this.#externalEditor();
+    this.#ctrlX = key.ctrl === true && key.name === "x" && !this.editor.searching;
+    if (key.ctrl && key.name === "l" && !this.editor.searching) return this.screen.redraw();
     const action = this.editor.handle(key);
     switch (action.type) {
       case "submit":
@@ -310,6 +286,24 @@ export class Repl implements TaskHost {
         void this.#complete();
         return;
     }
+  }
+
+  /** Ctrl-X Ctrl-E: the input in $VISUAL or $EDITOR; the keys wait until it exits. */
+  #externalEditor(): void {
+    this.#ctrlX = false;
+    this.#paused = (async () => {
+      const { editExternally } = await import("./external_editor.ts");
+      const edited = await editExternally(this.editor.expanded(), {
+        terminal: this.terminal,
+        screen: this.screen,
+      });
+      if ("text" in edited) this.editor.setText(edited.text);
+      else this.error(edited.error);
+    })().catch((err) => this.error(`editor: ${(err as Error).message}`))
+      .finally(() => {
+        this.#paused = null;
+        this.screen.paint();
+      });
   }
 
   #cancel(): void {
@@ -343,7 +337,13 @@ export class Repl implements TaskHost {
   #startInput(text: string): void {
     this.screen.commit(`${this.style.cyan(this.style.glyphs.prompt)} ${text}`);
     const command = parseCommand(text);
-    if (command) {
+    const shell = /^!\s*(\S[\s\S]*)$/.exec(text.trim());
+    if (shell) {
+      this.#start(
+        `!${shell[1].split("\n")[0]}`,
+        (signal) => runShellEscape(this, { command: shell[1], text: text.trim(), signal }),
+      );
+    } else if (command) {
       this.#start(
         `/${command.name}`,
         (signal) => runCommand(this, { name: command.name, args: command.args, text, signal }),
@@ -372,15 +372,8 @@ export class Repl implements TaskHost {
   }
 
   /** Reloads config, plugins, catalog and the engine (the session stays). */
-  async reload(): Promise<void> {
-    const { Runtime } = await import("../runtime/runtime.ts");
-    const old = this.runtime;
-    const runtime = await Runtime.load(this.options.init);
-    old?.plugins.close();
-    this.runtime = runtime;
-    this.applyDisplay(runtime.config);
-    for (const warning of runtime.warnings) this.warn(warning);
-    await this.useModel();
+  reload(): Promise<void> {
+    return reload(this);
   }
 
   // ---- screen -------------------------------------------------------------------------------
@@ -391,8 +384,14 @@ export class Repl implements TaskHost {
    */
   updateContext(tokens?: number, window?: number): void {
     if (window) this.#ctxWindow = window;
-    if (tokens === undefined && !this.session) return;
-    this.#ctxSize = contextLabel(this.session?.data.messages ?? [], tokens, this.#ctxWindow);
+    const session = this.session;
+    if (!session) return;
+    const messages = session.data.messages;
+    if (tokens !== undefined) {
+      this.#measured = { session, measure: { tokens, at: messages.length } };
+    }
+    const measured = this.#measured?.session === session ? this.#measured.measure : undefined;
+    this.#ctxSize = contextLabel(messages, { measured, window: this.#ctxWindow });
   }
 
   #live(): LiveView {
@@ -425,18 +424,9 @@ export class Repl implements TaskHost {
     this.#unresize();
     this.screen.close();
     this.terminal.stop();
-    void this.#endSession().finally(() => {
+    void exitHooks(this.runtime, this.session).finally(() => {
       this.runtime?.plugins.close();
       this.#resolveDone(this.#code);
     });
-  }
-
-  /** The SessionEnd hooks of the session open when the REPL exits (`prompt_input_exit`). */
-  async #endSession(): Promise<void> {
-    if (!this.runtime || !this.session) return;
-    await sessionEnd(this.runtime, this.session, {
-      reason: "prompt_input_exit",
-      warn: (text) => console.error(`warning: ${visibleControls(text)}`),
-    }).catch(() => {});
   }
 }

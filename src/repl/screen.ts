@@ -43,6 +43,7 @@ export class Screen {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #last = 0;
   #closed = false;
+  #suspended = false;
 
   constructor(
     readonly out: Output,
@@ -64,7 +65,7 @@ export class Screen {
 
   /** Repaints within one frame (at once when the last paint is a frame old). */
   schedule(): void {
-    if (!this.options.tty || this.#closed || this.#timer !== undefined) return;
+    if (!this.options.tty || this.#closed || this.#suspended || this.#timer !== undefined) return;
     const wait = Math.max(0, FRAME_MS - (performance.now() - this.#last));
     if (wait === 0) {
       this.paint();
@@ -78,13 +79,44 @@ export class Screen {
 
   /** Writes the committed lines and repaints the live region now. */
   paint(): void {
-    if (!this.options.tty || this.#closed) return;
+    if (!this.options.tty || this.#closed || this.#suspended) return;
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
     this.#last = performance.now();
     this.out.write(this.#frame(this.live()));
+  }
+
+  /**
+   * Ctrl-L: scrolls what the window shows into the scrollback (nothing is erased but the live
+   * region, so the scrollback keeps it all) and repaints the live region at the top.
+   */
+  redraw(): void {
+    if (!this.options.tty || this.#closed) return;
+    const { rows } = this.out.size();
+    const scroll = "\n".repeat(Math.max(0, rows - 1));
+    this.out.write(`${SYNC_ON}${this.#erase()}${scroll}\x1b[H${SYNC_OFF}`);
+    this.#painted = false;
+    this.paint();
+  }
+
+  /**
+   * Erases the live region (committed lines are written first) and paints nothing until `resume`:
+   * another program has the terminal meanwhile (the external editor).
+   */
+  suspend(): void {
+    if (!this.options.tty || this.#closed) return;
+    this.paint();
+    this.out.write(`${SYNC_ON}${this.#erase()}\x1b[?25h${SYNC_OFF}`);
+    this.#painted = false;
+    this.#suspended = true;
+  }
+
+  /** Paints again after `suspend`, below what the other program left. */
+  resume(): void {
+    this.#suspended = false;
+    this.paint();
   }
 
   /** Erases the live region and writes what is committed; nothing is painted after this. */

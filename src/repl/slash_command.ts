@@ -2,7 +2,14 @@
  * Slash commands: their shape, the context they run in, and the parser of a typed line. The
  * commands themselves live in the `commands_*.ts` files; `builtin_commands.ts` lists them.
  */
-import type { ConnectedModel, Engine, EngineEvent, Runtime, SessionLog } from "../runtime/mod.ts";
+import type {
+  ConnectedModel,
+  Engine,
+  EngineEvent,
+  EngineOverrides,
+  Runtime,
+  SessionLog,
+} from "../runtime/mod.ts";
 import type { Style } from "./style.ts";
 
 /** What an argument completes to. */
@@ -41,8 +48,10 @@ export interface Command {
    * (`unless_fresh`: a `/resume` first thing does not save an empty session).
    */
   log?: false | "unless_fresh";
-  /** From a plugin (`register_commands`). */
+  /** From a plugin (`register_commands`, or a Markdown command it ships). */
   plugin?: string;
+  /** A Markdown command: the file it was read from. */
+  path?: string;
   run(ctx: CommandContext, args: string): Promise<void>;
 }
 
@@ -64,6 +73,10 @@ export interface CommandContext {
   /** The engine of the current model; null (with `engineError`) when none can be built. */
   readonly engine: Engine | null;
   readonly engineError: string;
+  /** The engine tools run on: the model's, or without a backend one that runs tools only. */
+  toolEngine(): Promise<Engine>;
+  /** Sends `text` as a prompt: a turn, with an engine built with `overrides` when given. */
+  prompt(text: string, overrides?: EngineOverrides | null): Promise<void>;
   /** The current backend connection (address, key, model); null without one. */
   readonly connection: ConnectedModel | null;
   readonly session: SessionLog;

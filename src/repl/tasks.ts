@@ -1,13 +1,23 @@
 /**
  * What a task runs for a line the user sent: a prompt becomes a turn of the engine (the first user
- * message of a new session names its file first), a slash command runs in its context after it is
- * logged in the session as a `command` message (never sent to the provider).
+ * message of a new session names its file first; its `@path` mentions and a `!command`'s output go
+ * with it as attachments, and the files it changed are summed up after it), a slash command runs
+ * in its context after it is logged in the session as a `command` message (never sent to the
+ * provider), and `!command` runs in the shell (shell_escape.ts).
  */
-import type { ConnectedModel, Engine, EngineEvent, Runtime, SessionLog } from "../runtime/mod.ts";
+import type {
+  ConnectedModel,
+  Engine,
+  EngineEvent,
+  EngineOverrides,
+  Runtime,
+  SessionLog,
+} from "../runtime/mod.ts";
 import type { Command, CommandContext, Display } from "./slash_command.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { TurnView } from "./turn_view.ts";
+import { withAttachments } from "../runtime/attachments.ts";
 
 /** A turn or a command running, with its turn's view while it renders one. */
 export interface Task {
@@ -31,6 +41,12 @@ export interface TaskHost {
   readonly task: Task | null;
   /** The session is new: its first user message names it. */
   fresh: boolean;
+  /** Attachments for the next prompt (the output of `!command`s). */
+  readonly pending: string[];
+  /** An engine with `overrides` (a custom command's model, agent type or tools). */
+  engineFor(overrides: EngineOverrides): Promise<Engine>;
+  /** The engine tools run on: the model's, or a tools-only one without a backend. */
+  toolEngine(): Promise<Engine>;
   print(text: string): void;
   error(text: string): void;
   warn(text: string): void;
@@ -49,22 +65,39 @@ export interface TaskHost {
   updateContext(tokens?: number, window?: number): void;
 }
 
-/** Runs `text` as a turn of the current engine on the current session. */
+/** Runs `text` as a turn of the current engine (or one with `overrides`) on the current session. */
 export async function runTurn(
   host: TaskHost,
-  run: { text: string; signal: AbortSignal },
+  run: { text: string; signal: AbortSignal; overrides?: EngineOverrides | null },
 ): Promise<void> {
   const { text, signal } = run;
   const session = host.session!;
-  if (!host.engine) return host.error(host.engineError);
+  const engine = run.overrides
+    ? await host.engineFor(run.overrides).catch((err) => void host.error((err as Error).message))
+    : host.engine;
+  if (!engine) return run.overrides ? undefined : host.error(host.engineError);
   if (host.fresh && !session.data.messages.some((m) => m.role === "user")) {
     const { interactiveName } = await import("../runtime/sessions.ts");
     await session.rename(interactiveName(new Date(), text));
     host.fresh = false;
   }
+  const worktree = host.runtime!.worktree;
+  const mentioned = text.includes("@")
+    ? await (await import("./mentions.ts")).attachMentions(text, {
+      engine,
+      session,
+      worktree,
+      signal,
+    })
+    : { blocks: [], notes: [] };
+  for (const note of mentioned.notes) {
+    host.print(note.ok ? host.style.dim(note.text) : host.style.yellow(note.text));
+  }
+  const prompt = withAttachments(text, [...mentioned.blocks, ...host.pending.splice(0)]);
+  const since = new Date().toISOString();
   const view = new TurnView((t) => host.screen.commit(t), host.style, host.display);
   host.task!.view = view;
-  const result = await host.engine.runTurn(text, {
+  const result = await engine.runTurn(prompt, {
     session,
     signal,
     onEvent: (event) => {
@@ -80,6 +113,42 @@ export async function runTurn(
       : undefined,
     result.context.window ?? undefined,
   );
+  if (!session.path) return;
+  const { changesSummary, turnChanges } = await import("../runtime/turn_changes.ts");
+  const changes = await turnChanges(worktree, { session, since }).catch(() => null);
+  if (changes?.files.length) host.print(host.style.dim(changesSummary(changes)));
+}
+
+/**
+ * Runs `!command` in the worktree's shell: the output is printed and kept for the next prompt;
+ * the line is logged as a `command` record.
+ */
+export async function runShellEscape(
+  host: TaskHost,
+  run: { command: string; text: string; signal: AbortSignal },
+): Promise<void> {
+  const runtime = host.runtime;
+  if (!runtime) return host.error("svc is still loading; try again in a moment");
+  await logCommand(host, run.text);
+  const { runShell, shellBlock, shellScreen } = await import("./shell_escape.ts");
+  const result = await runShell(run.command, {
+    cwd: runtime.worktree,
+    signal: run.signal,
+    maxChars: runtime.config.tool_max_result_chars,
+  });
+  const lines = shellScreen(result);
+  const end = lines.pop()!;
+  if (lines.length) host.print(lines.join("\n"));
+  host.print(host.style.dim(end));
+  if (!result.cancelled) host.pending.push(shellBlock(run.command, result));
+}
+
+async function logCommand(host: TaskHost, text: string): Promise<void> {
+  await host.session?.appendMessage({
+    role: "command",
+    content: text,
+    timestamp: new Date().toISOString(),
+  }).catch((err) => host.warn(`could not log the command: ${(err as Error).message}`));
 }
 
 /** Runs the slash command `name` with `args`; `text` is the line as typed, logged first. */
@@ -93,13 +162,7 @@ export async function runCommand(
     return host.error(`unknown command /${call.name}; /help lists the commands`);
   }
   const logged = command.log === undefined || (command.log === "unless_fresh" && !host.fresh);
-  if (command.name !== "exit" && logged && host.session) {
-    await host.session.appendMessage({
-      role: "command",
-      content: call.text,
-      timestamp: new Date().toISOString(),
-    }).catch((err) => host.warn(`could not log the command: ${(err as Error).message}`));
-  }
+  if (command.name !== "exit" && logged) await logCommand(host, call.text);
   await command.run(commandContext(host, call.signal), call.args);
   host.updateContext();
 }
@@ -112,6 +175,8 @@ function commandContext(host: TaskHost, signal: AbortSignal): CommandContext {
     get engine() {
       return host.engine;
     },
+    toolEngine: () => host.toolEngine(),
+    prompt: (text, overrides) => runTurn(host, { text, signal, overrides }),
     get engineError() {
       return host.engineError;
     },

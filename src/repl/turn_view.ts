@@ -3,7 +3,7 @@
  * committed as it finishes (lines, or markdown blocks with markdown_streaming) and its unfinished
  * tail lives in the live region; thinking is streamed dimmed (show_thinking) or shown as a
  * spinner and then "thought for 1.2 s"; running tools are ephemeral live lines and each finished
- * call leaves one line (tool_status_visible); a delegate's answer and footer are echoed
+ * call leaves one line (tool_status_visible), with the hunks of a diff it reports; a delegate's answer and footer are echoed
  * (delegate_echo). Nothing here is persisted: the engine writes the session. Every text an event
  * carries is untrusted (model text, tool output, file content): its control characters are shown
  * as `\xHH` escapes (visibleControls) before svc styles it.
@@ -15,6 +15,7 @@ import { cutText, tailText } from "../util/text_cut.ts";
 import { type Block, BlockCommitter, renderBlock } from "./markdown.ts";
 import type { Style } from "./style.ts";
 import { clip, wrapLine } from "./width.ts";
+import { diffLines, isDiff } from "./diff_view.ts";
 
 /** The display keys a turn uses. */
 export interface TurnDisplay {
@@ -162,7 +163,8 @@ export class TurnView {
     const { glyphs } = this.style;
     // Denied by the policy, refused at the prompt (an ask answered n), or cancelled.
     const refused = event.decision === "deny" || event.decision === "cancelled" ||
-      (event.decision === "ask" && !event.ok && event.content === "[cancelled]");
+      (event.decision === "ask" && !event.ok &&
+        (event.content === "[cancelled]" || event.refusal !== undefined));
     const failed = !event.ok || refused;
     if (this.display.tool_status_visible || failed) {
       const mark = failed ? this.style.red(glyphs.fail) : this.style.green(glyphs.ok);
@@ -175,6 +177,9 @@ export class TurnView {
         ? this.style.dim(` (${visibleControls(cutText(event.status.split("\n")[0], 160))})`)
         : "";
       this.commit(`${mark} ${label}${why}${status}`);
+      if (!failed && isDiff(event.status)) {
+        this.commit(diffLines(event.status, this.style).join("\n"));
+      }
     }
     if (event.name === "delegate" && this.display.delegate_echo && !refused) {
       this.commit(visibleControls(event.content.trimEnd()));

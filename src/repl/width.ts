@@ -1,75 +1,130 @@
 // deno-lint-ignore-file no-control-regex
-/** Terminal cell widths: ANSI sequences take none, wide East Asian and emoji take two. */
+/**
+ * Terminal cell widths: ANSI sequences take none; a grapheme's width (wide East Asian characters,
+ * emoji with their variation selectors, skin tones and joiners) comes from `string-width`, which
+ * follows the Unicode tables, so text wraps where the terminal wraps it. The library loads right
+ * after the first prompt is painted (`loadWidths`), off the path to it; until then, while only
+ * svc's own prompt and status line are on screen, a grapheme outside ASCII counts one cell.
+ */
 
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+/** Printable ASCII only: one cell a character, no segmenting needed. */
+const ASCII = /^[\x20-\x7e]*$/;
+
+let segmenter: Intl.Segmenter | undefined;
+let stringWidth: ((text: string) => number) | undefined;
+
+/** Loads the width tables (`string-width`); widths are exact once it resolves. */
+export async function loadWidths(): Promise<void> {
+  if (stringWidth) return;
+  stringWidth = (await import("string-width")).default;
+  known.clear();
+}
 
 /** The text without escape sequences. */
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, "");
 }
 
-/** Cells one code point takes. */
-export function charWidth(cp: number): number {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if (
-    (cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) ||
-    (cp >= 0xfe00 && cp <= 0xfe0f)
-  ) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  ) return 2;
-  return 1;
+/** Widths already measured: string-width takes tens of microseconds on a grapheme outside ASCII. */
+const known = new Map<string, number>();
+const KNOWN_MAX = 4096;
+
+/** Cells one grapheme (a user-perceived character) takes. */
+export function graphemeWidth(grapheme: string): number {
+  if (grapheme.length === 1) {
+    const c = grapheme.charCodeAt(0);
+    if (c >= 0x20 && c < 0x7f) return 1;
+  }
+  if (!stringWidth) return 1;
+  let width = known.get(grapheme);
+  if (width === undefined) {
+    if (known.size >= KNOWN_MAX) known.clear();
+    width = stringWidth(grapheme);
+    known.set(grapheme, width);
+  }
+  return width;
+}
+
+/**
+ * The graphemes of `text` (escape-free). Only runs outside ASCII go through the segmenter (with
+ * the character before them, which a combining mark joins); a run of one code point is one
+ * grapheme as it is.
+ */
+function* graphemes(text: string): Iterable<string> {
+  let i = 0;
+  while (i < text.length) {
+    if (text.charCodeAt(i) < 0x80 && !(text.charCodeAt(i + 1) >= 0x80)) {
+      yield text[i++];
+      continue;
+    }
+    let j = i + 1;
+    while (j < text.length && text.charCodeAt(j) >= 0x80) j++;
+    const run = text.slice(i, j);
+    i = j;
+    if (run.length === 1 || (run.length === 2 && run.codePointAt(0)! > 0xffff)) yield run;
+    else {
+      segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+      for (const s of segmenter.segment(run)) yield s.segment;
+    }
+  }
 }
 
 /** Cells a string takes on one line (escape sequences excluded). */
 export function textWidth(text: string): number {
+  const plain = stripAnsi(text);
+  if (ASCII.test(plain)) return plain.length;
   let width = 0;
-  for (const ch of stripAnsi(text)) width += charWidth(ch.codePointAt(0)!);
+  for (const g of graphemes(plain)) width += graphemeWidth(g);
   return width;
 }
 
 /**
  * Splits one line (no newlines) into rows of at most `columns` cells, keeping escape sequences
- * with the text they style.
+ * with the text they style; a grapheme is never split.
  */
 export function wrapLine(line: string, columns: number): string[] {
   const cols = Math.max(1, columns);
   const rows: string[] = [];
   let row = "";
   let width = 0;
-  let i = 0;
-  while (i < line.length) {
-    const esc = line[i] === "\x1b" ? matchAt(line, i) : null;
-    if (esc) {
-      row += esc;
-      i += esc.length;
-      continue;
+  const text = (piece: string) => {
+    if (ASCII.test(piece)) {
+      // One cell a character: whole slices at a time.
+      let at = 0;
+      while (at < piece.length) {
+        if (width >= cols) {
+          rows.push(row);
+          row = "";
+          width = 0;
+        }
+        const take = Math.min(cols - width, piece.length - at);
+        row += piece.slice(at, at + take);
+        width += take;
+        at += take;
+      }
+      return;
     }
-    const cp = line.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    const w = charWidth(cp);
-    if (width + w > cols) {
-      rows.push(row);
-      row = "";
-      width = 0;
+    for (const g of graphemes(piece)) {
+      const w = graphemeWidth(g);
+      if (width + w > cols) {
+        rows.push(row);
+        row = "";
+        width = 0;
+      }
+      row += g;
+      width += w;
     }
-    row += ch;
-    width += w;
-    i += ch.length;
+  };
+  let at = 0;
+  for (const m of line.matchAll(ANSI)) {
+    text(line.slice(at, m.index));
+    row += m[0];
+    at = m.index + m[0].length;
   }
+  text(line.slice(at));
   rows.push(row);
   return rows;
-}
-
-function matchAt(text: string, at: number): string | null {
-  const re = new RegExp(ANSI.source, "y");
-  re.lastIndex = at;
-  const m = re.exec(text);
-  return m ? m[0] : null;
 }
 
 /** Cuts a line to at most `columns` cells, marking the cut with an ellipsis. */

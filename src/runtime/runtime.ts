@@ -7,6 +7,7 @@ import { delegateTool } from "../engine/delegate.ts";
 import type { AgentSupport, EngineOverrides, ToolSource } from "../engine/deps.ts";
 import { Engine, type EngineFactory } from "../engine/engine.ts";
 import { emptyLoadResult, loadPlugins, type LoadResult } from "../plugin/load.ts";
+import { leftOutWarning } from "../plugin/left_out.ts";
 import type { Connection } from "../provider/connect.ts";
 import type { SessionLog } from "../session/log.ts";
 import { MemorySession } from "../session/memory.ts";
@@ -26,8 +27,11 @@ import {
   type ModelChoice,
 } from "./connection.ts";
 import { applyOverrides } from "./overrides.ts";
+import { noModel } from "./no_model.ts";
 import { resolveWorktree } from "./worktree.ts";
+import { withAddedServers } from "./added_servers.ts";
 import { join } from "../util/posix_path.ts";
+import type { Clock } from "../util/time.ts";
 
 /** What a front-end loads a runtime from: the worktree and the backend flags. */
 export interface RuntimeInit {
@@ -43,6 +47,16 @@ export interface RuntimeInit {
    * ref, a `/model` ref and the type models of a team or sub-agent are asked about, not refused.
    */
   confirmModel?: ConfirmModel;
+  /**
+   * Told each connection's warnings (no API key stored for its provider, a stored key withheld
+   * from an untrusted base_url) once, when the connection resolves. The REPL prints them itself.
+   */
+  warn?: (message: string) => void;
+  /**
+   * MCP servers added over the config's `mcp.servers` (an ACP editor's), as entries of that key;
+   * connected when the runtime starts (added_servers.ts).
+   */
+  mcpServers?: readonly unknown[];
 }
 
 /** A runtime assembled from parts already in memory (tests, eval trials, embedding). */
@@ -59,9 +73,11 @@ export interface RuntimeParts {
   connection?: ConnectedModel;
   warnings?: string[];
   init?: RuntimeInit;
-  loaded?: Pick<LoadedConfig, "untrustedBaseUrlFile">;
+  loaded?: Partial<Pick<LoadedConfig, "untrustedBaseUrlFile" | "worktreeKeys" | "modelWith">>;
   /** The agent catalogs, when already loaded (tests, eval trials). */
   catalog?: Catalog;
+  /** The time engines take the environment block's date from; default real time (tests). */
+  clock?: Clock;
 }
 
 /**
@@ -73,6 +89,8 @@ export class Runtime implements EngineFactory {
   readonly worktree: string;
   readonly config: Config;
   readonly trusted: boolean;
+  /** The keys an untrusted worktree's own config set (LoadedConfig.worktreeKeys). */
+  readonly worktreeKeys: readonly string[];
   /** The base tool registry, built once from the plugins; sealed. */
   readonly registry: ToolRegistry;
   /** Tools added at run time through the host interface. */
@@ -84,7 +102,9 @@ export class Runtime implements EngineFactory {
   #owners: ReadonlyMap<string, string>;
   #connections = new Map<string, Promise<ConnectedModel>>();
   #untrustedBaseUrlFile?: string;
+  #modelWith?: LoadedConfig["modelWith"];
   #catalog?: Promise<Catalog>;
+  readonly #clock?: Clock;
   /** Sub-agent session names handed out by this process (two in one second get `_2`, ...). */
   #subNames = new Set<string>();
   readonly #agents: AgentSupport = {
@@ -103,7 +123,10 @@ export class Runtime implements EngineFactory {
     this.trusted = parts.trusted ?? false;
     this.registry = new ToolRegistry();
     this.registry.add(askTool);
-    this.registry.add(delegateTool(parts.catalog ? [...parts.catalog.types.values()] : []));
+    // The environment block names the types unless `context.agents` turns its line off.
+    this.registry.add(delegateTool(parts.catalog ? [...parts.catalog.types.values()] : [], {
+      inEnvironment: parts.config["context.agents"] !== false,
+    }));
     for (const tool of parts.tools) this.registry.add(tool);
     this.registry.seal();
     this.added = new ToolSet((name) => this.registry.resolve(name) !== undefined);
@@ -113,8 +136,11 @@ export class Runtime implements EngineFactory {
     this.warnings = parts.warnings ?? [];
     this.init = parts.init ?? {};
     this.#untrustedBaseUrlFile = parts.loaded?.untrustedBaseUrlFile;
+    this.worktreeKeys = parts.loaded?.worktreeKeys ?? [];
+    this.#modelWith = parts.loaded?.modelWith;
     if (parts.connection) this.#connections.set("", Promise.resolve(parts.connection));
     if (parts.catalog) this.#catalog = Promise.resolve(parts.catalog);
+    this.#clock = parts.clock;
   }
 
   /** Loads a worktree's config (with the flags as overrides), plugins and session store. */
@@ -125,8 +151,12 @@ export class Runtime implements EngineFactory {
     if (init.model) overrides.model = init.model;
     if (init.baseUrl) overrides.base_url = init.baseUrl;
     if (init.provider && !init.baseUrl) overrides.base_url = undefined;
+    // `--base-url` alone names a server: its provider is detected from the address, so neither
+    // the config's provider name nor its stored key goes with it.
+    if (init.baseUrl && !init.provider) overrides.provider = undefined;
     const loaded = await loadConfigReport(worktree, overrides);
-    const { config, trusted } = loaded;
+    const { trusted } = loaded;
+    const config = await withAddedServers(loaded.config, init.mcpServers);
     const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
     // Loaded now, not on first use: the delegate tool's description names the types.
     const catalog = await loadCatalog({ worktree, trusted, plugins });
@@ -134,6 +164,7 @@ export class Runtime implements EngineFactory {
       ...loaded.warnings,
       ...plugins.plugins.filter((p) => p.status === "errored" || p.status === "skipped")
         .map((p) => `plugin ${p.name}: ${p.message}`),
+      ...[leftOutWarning(config.plugins, plugins.plugins) ?? []].flat(),
       ...catalog.warnings,
     ];
     const runtime = new Runtime({
@@ -246,8 +277,13 @@ export class Runtime implements EngineFactory {
         approveModel: choice.approveModel ?? this.init.approveModel,
         untrustedBaseUrlFile: this.#untrustedBaseUrlFile,
         confirm: this.init.confirmModel,
+        explicitBaseUrl: Boolean(this.init.baseUrl),
+        modelWith: this.#modelWith,
       });
-      connected.catch(() => this.#connections.delete(key));
+      connected.then(
+        ({ warnings }) => warnings.forEach((warning) => this.init.warn?.(warning)),
+        () => this.#connections.delete(key),
+      );
       this.#connections.set(key, connected);
     }
     return connected;
@@ -310,10 +346,30 @@ export class Runtime implements EngineFactory {
             : {},
         )
         : parent.deps;
+    return this.#build(overrides, { connection, parent });
+  }
+
+  /**
+   * An engine that runs tools without a model backend (the REPL's `/tool` before one is
+   * configured): any model call it makes fails with `reason`.
+   */
+  async toolEngine(overrides: EngineOverrides, reason: string): Promise<Engine> {
+    await this.start();
+    return this.#build(overrides, { connection: noModel(reason) });
+  }
+
+  #build(
+    overrides: EngineOverrides,
+    { connection, parent }: {
+      connection: Pick<Connection, "provider" | "model"> & Pick<ConnectedModel, "client">;
+      parent?: Engine;
+    },
+  ): Engine {
     return new Engine({
       config: applyOverrides(parent?.deps.config ?? this.config, overrides),
       worktree: this.worktree,
       trusted: this.trusted,
+      worktreeKeys: this.worktreeKeys,
       client: connection.client,
       model: connection.model,
       provider: connection.provider,
@@ -331,11 +387,14 @@ export class Runtime implements EngineFactory {
       permissionPromptTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool,
       hooks: this.hooks,
       askHuman: overrides.askHuman ?? parent?.deps.askHuman,
+      files: overrides.files ?? parent?.deps.files,
+      terminal: overrides.terminal ?? parent?.deps.terminal,
       lead: overrides.lead,
       typePrompt: overrides.typePrompt,
       session: overrides.session,
       depth: parent ? parent.deps.depth + 1 : 0,
       agents: this.#agents,
+      ...(this.#clock ? { clock: this.#clock } : {}),
     }, this);
   }
 }

@@ -50,3 +50,31 @@ Deno.test("compaction with too few messages does nothing", async () => {
   });
   assert.deepEqual(result, { ok: false, message: "Nothing to compact yet" });
 });
+
+Deno.test("compaction neither keeps nor counts command records as kept messages", async () => {
+  await using h = await harness([{ text: "a1" }, { text: "a2" }, { text: "a3" }, {
+    text: "SUMMARY",
+  }]);
+  const session = h.store.create("c");
+  const command = (content: string) =>
+    session.appendMessage({ role: "command", content, timestamp: new Date().toISOString() });
+  for (const p of ["q1", "q2", "q3"]) {
+    await h.engine.runTurn(p, { session });
+    await command("/help");
+  }
+  await command("/compact");
+  const result = await compactSession(session, h.engine.deps.client, {
+    model: "fake-model",
+    keep: 2,
+  });
+  assert.deepEqual({ ...result, usage: undefined }, {
+    ok: true,
+    summarized: 4,
+    kept: 2,
+    usage: undefined,
+  });
+  const stored = await readStored(h, "c");
+  // q3 and a3 stay verbatim: the boundary is q3's index, commands after it not counted.
+  assert.equal(stored.messages.at(-1).compact_from, 6);
+  assert.equal(stored.messages[6].content, "q3");
+});

@@ -49,3 +49,12 @@ Deno.test("multi-byte characters split across chunks decode whole", () => {
   assert.deepEqual(d.feed(bytes.slice(1, 4)), [{ name: "é", text: "é" }]);
   assert.deepEqual(d.feed(bytes.slice(4)), [{ name: "😀", text: "😀" }]);
 });
+
+Deno.test("Shift-Enter arrives as a modified Enter in the kitty and xterm modifyOtherKeys forms", () => {
+  const d = new KeyDecoder();
+  assert.deepEqual(d.feed("\x1b[13;2u\x1b[27;2;13~\x1b[27;5;13~"), [
+    { name: "enter", shift: true },
+    { name: "enter", shift: true },
+    { name: "enter", ctrl: true },
+  ]);
+});

@@ -68,7 +68,7 @@ Deno.test(
       await repl.waitFor(/\? Allow run_command \{"command":"echo three"\}/);
       await repl.send("n");
       await repl.waitFor(
-        /denied: run_command.*\n✗ run_command \{"command":"echo three"\} denied\ntool said: \[cancelled\]/,
+        /denied: run_command.*\n✗ run_command \{"command":"echo three"\} denied\ntool said: \[refused by the user\]/,
       );
 
       await repl.send("long\r");
