@@ -12,12 +12,19 @@ const PROCESS_WIDE = /\bDeno\.(?:env\.(?:set|delete)|chdir|umask)\s*\(/;
 /** Relative module specifiers of static imports and exports. */
 const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
 
+/**
+ * Suites of their own, left out of `deno task test`: tests/deploy/containers/ builds an image
+ * and runs containers (minutes, root, Podman), and runs as `deno task test:deploy`.
+ */
+const OWN_SUITES = new Set(["tests/deploy/containers"]);
+
 /** The test files (`*.test.ts`) under `roots`, relative to `base`, sorted. */
 export function findTestFiles(base: string, roots: readonly string[]): string[] {
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const entry of Deno.readDirSync(dir)) {
       const path = join(dir, entry.name);
+      if (OWN_SUITES.has(relative(base, path))) continue;
       if (entry.isDirectory && entry.name !== "node_modules" && entry.name !== "fixtures") {
         walk(path);
       } else if (entry.isFile && entry.name.endsWith(".test.ts")) {

@@ -1,8 +1,10 @@
 /**
- * What this machine can check of deploy/ without docker or kubectl: the Kubernetes manifests
- * parse as YAML and hold the structure an agent needs (checked with zod, cross-references
- * resolved), the agent config in the ConfigMap is a valid svc config, and the Dockerfile runs
- * `svc serve` non-root with svc's permission set and a /health check.
+ * What this machine can check of deploy/ without a cluster: the kustomization (deploy/k8s) and
+ * its resources parse as YAML and hold the structure an agent needs (checked with zod,
+ * cross-references resolved), the agent config it generates is a valid svc config, and the
+ * Dockerfile runs `svc serve` non-root with svc's permission set and a /health check. The image
+ * and the manifests are built and run for real by `deno task test:deploy`
+ * (tests/deploy/containers/).
  */
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
@@ -12,10 +14,7 @@ import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/launch/svc_command.ts";
 
 const DEPLOY = new URL("../../deploy/", import.meta.url).pathname;
 
-const Meta = z.object({
-  name: z.string().regex(/^[a-z0-9-]+$/),
-  labels: z.record(z.string(), z.string()),
-});
+const Meta = z.object({ name: z.string().regex(/^[a-z0-9-]+$/) });
 const Probe = z.object({
   httpGet: z.object({ path: z.literal("/health"), port: z.union([z.number(), z.string()]) }),
   timeoutSeconds: z.number().int().positive(),
@@ -23,12 +22,12 @@ const Probe = z.object({
 const Mount = z.object({
   name: z.string(),
   mountPath: z.string().startsWith("/"),
-  subPath: z.string().optional(),
   readOnly: z.boolean().optional(),
 });
 const Container = z.object({
   name: z.string(),
   image: z.string().min(1),
+  command: z.array(z.string()),
   args: z.array(z.string()),
   env: z.array(z.object({ name: z.string(), value: z.string() })),
   ports: z.array(z.object({ name: z.string(), containerPort: z.number().int() })).min(1),
@@ -41,8 +40,12 @@ const Volume = z.object({
   name: z.string(),
   persistentVolumeClaim: z.object({ claimName: z.string() }).optional(),
   configMap: z.object({ name: z.string() }).optional(),
-  secret: z.object({ secretName: z.string(), defaultMode: z.number().optional() }).optional(),
-  emptyDir: z.object({}).optional(),
+  secret: z.object({
+    secretName: z.string(),
+    defaultMode: z.number().optional(),
+    optional: z.literal(false),
+  }).optional(),
+  emptyDir: z.object({ medium: z.literal("Memory") }).optional(),
 });
 const Deployment = z.object({
   apiVersion: z.literal("apps/v1"),
@@ -51,9 +54,7 @@ const Deployment = z.object({
   spec: z.object({
     replicas: z.literal(1),
     strategy: z.object({ type: z.literal("Recreate") }),
-    selector: z.object({ matchLabels: z.record(z.string(), z.string()) }),
     template: z.object({
-      metadata: z.object({ labels: z.record(z.string(), z.string()) }),
       spec: z.object({
         securityContext: z.object({
           runAsNonRoot: z.literal(true),
@@ -70,42 +71,35 @@ const Pvc = z.object({
   kind: z.literal("PersistentVolumeClaim"),
   metadata: Meta,
   spec: z.object({
-    accessModes: z.array(z.string()).min(1),
+    accessModes: z.tuple([z.literal("ReadWriteOnce")]),
     resources: z.object({ requests: z.object({ storage: z.string() }) }),
   }),
-});
-const ConfigMap = z.object({
-  apiVersion: z.literal("v1"),
-  kind: z.literal("ConfigMap"),
-  metadata: Meta,
-  data: z.object({ "config.json": z.string(), "trusted.json": z.string() }),
-});
-const Secret = z.object({
-  apiVersion: z.literal("v1"),
-  kind: z.literal("Secret"),
-  metadata: Meta,
-  stringData: z.object({ "providers.json": z.string(), serve_token: z.string() }),
 });
 const Service = z.object({
   apiVersion: z.literal("v1"),
   kind: z.literal("Service"),
   metadata: Meta,
   spec: z.object({
-    selector: z.record(z.string(), z.string()),
     ports: z.array(z.object({ port: z.number(), targetPort: z.union([z.number(), z.string()]) })),
   }),
 });
+const Generator = z.object({ name: z.string(), files: z.array(z.string()) });
+const Kustomization = z.object({
+  kind: z.literal("Kustomization"),
+  labels: z.array(z.object({
+    pairs: z.record(z.string(), z.string()),
+    includeSelectors: z.literal(true),
+  })).length(1),
+  resources: z.array(z.string()),
+  configMapGenerator: z.array(Generator).length(1),
+  secretGenerator: z.array(Generator).length(1),
+});
 
-async function manifests(): Promise<Array<Record<string, unknown>>> {
-  const docs: Array<Record<string, unknown>> = [];
-  for await (const entry of Deno.readDir(`${DEPLOY}k8s`)) {
-    if (!entry.name.endsWith(".yaml")) continue;
-    for (const doc of parseAllDocuments(await Deno.readTextFile(`${DEPLOY}k8s/${entry.name}`))) {
-      assert.deepEqual(doc.errors, [], entry.name);
-      docs.push(doc.toJS());
-    }
-  }
-  return docs;
+async function yamlDocs(path: string): Promise<Array<Record<string, unknown>>> {
+  return parseAllDocuments(await Deno.readTextFile(path)).map((doc) => {
+    assert.deepEqual(doc.errors, [], path);
+    return doc.toJS();
+  });
 }
 
 function only<T>(docs: Array<Record<string, unknown>>, kind: string, schema: z.ZodType<T>): T {
@@ -114,36 +108,61 @@ function only<T>(docs: Array<Record<string, unknown>>, kind: string, schema: z.Z
   return schema.parse(found[0]);
 }
 
-Deno.test("the Kubernetes manifests parse and hold an agent: one Deployment probed on /health, its worktree claim, config, secret and service, all cross-referenced", async () => {
-  const docs = await manifests();
+Deno.test("deploy/k8s is a kustomization of one agent: a Deployment probed on /health, its worktree claim, generated config and secret, and a service, all cross-referenced", async () => {
+  const kustomization = Kustomization.parse((await yamlDocs(`${DEPLOY}k8s/kustomization.yaml`))[0]);
+  const docs: Array<Record<string, unknown>> = [];
+  for (const file of kustomization.resources) docs.push(...await yamlDocs(`${DEPLOY}k8s/${file}`));
   assert.deepEqual(
     docs.map((d) => d.kind).sort(),
-    ["ConfigMap", "Deployment", "PersistentVolumeClaim", "Secret", "Service"],
+    ["Deployment", "PersistentVolumeClaim", "Service"],
   );
   const deployment = only(docs, "Deployment", Deployment);
   const pvc = only(docs, "PersistentVolumeClaim", Pvc);
-  const configMap = only(docs, "ConfigMap", ConfigMap);
-  const secret = only(docs, "Secret", Secret);
   const service = only(docs, "Service", Service);
+  const [configMap] = kustomization.configMapGenerator;
+  const [secret] = kustomization.secretGenerator;
+  assert.deepEqual(configMap.files, ["config.json"]);
+  assert.deepEqual(secret.files, ["secrets/providers.json", "secrets/serve_token"]);
+  // The secret files are the operator's to write and are never committed.
+  assert.equal(
+    await Deno.readTextFile(`${DEPLOY}k8s/secrets/.gitignore`),
+    "# The agent secrets kustomization.yaml reads: serve_token and providers.json. Never commit them.\n*\n!.gitignore\n",
+  );
+  assert.deepEqual(Object.keys(kustomization.labels[0].pairs).sort(), [
+    "app.kubernetes.io/instance",
+    "app.kubernetes.io/name",
+  ]);
   const pod = deployment.spec.template.spec;
   const [container] = pod.containers;
 
-  // The selector picks the template's pods, and so does the service.
-  for (const selector of [deployment.spec.selector.matchLabels, service.spec.selector]) {
-    for (const [key, value] of Object.entries(selector)) {
-      assert.equal(deployment.spec.template.metadata.labels[key], value, key);
-    }
-  }
   // Probes and the service reach the port svc serves on (SVC_PORT).
   const env = Object.fromEntries(container.env.map((e) => [e.name, e.value]));
-  assert.deepEqual([env.SVC_PORT, env.SVC_PATH], ["8787", "/work"]);
+  assert.deepEqual([env.SVC_PORT, env.SVC_PATH, env.HOME], ["8787", "/work", "/home/svc"]);
   const port = container.ports[0];
   assert.equal(port.containerPort, Number(env.SVC_PORT));
   for (const probe of [container.livenessProbe, container.readinessProbe]) {
     assert.equal(probe.httpGet.port, port.containerPort);
   }
   assert.equal(service.spec.ports[0].targetPort, port.name);
-  // Bound to 0.0.0.0 (reachable by the probes), so with a token.
+  // It copies config and key into a folder of its own, then runs the image's entry point:
+  // svc's permission set, bound to 0.0.0.0 (reachable by the probes), so with a token.
+  assert.deepEqual(container.command.slice(0, 2), ["sh", "-c"]);
+  const script = container.command[2].replace(/\s+/g, " ");
+  assert.ok(
+    script.startsWith(
+      'mkdir -p "$HOME/.config/svc" && chmod 700 "$HOME/.config/svc" && cp /etc/svc/config.json ' +
+        '/run/secrets/svc/providers.json "$HOME/.config/svc/" && chmod 600 ' +
+        '"$HOME/.config/svc/config.json" "$HOME/.config/svc/providers.json" && ',
+    ),
+    script,
+  );
+  assert.ok(
+    script.endsWith(
+      ["exec deno run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet /opt/svc/main.ts serve"]
+        .join(" ") + ' "$@"',
+    ),
+    script,
+  );
   assert.deepEqual(container.args, [
     "--host",
     "0.0.0.0",
@@ -151,43 +170,28 @@ Deno.test("the Kubernetes manifests parse and hold an agent: one Deployment prob
     "/run/secrets/svc/serve_token",
   ]);
 
-  // Every mount names a volume, every volume exists.
+  // Every mount names a volume, and each volume is the claim, the generated config or secret, or
+  // HOME in memory.
   const volumes = new Map(pod.volumes.map((v) => [v.name, v]));
-  const mounts = new Map(container.volumeMounts.map((m) => [m.mountPath, m]));
-  for (const mount of container.volumeMounts) assert.ok(volumes.has(mount.name), mount.name);
-  assert.equal(
-    volumes.get(mounts.get("/work")!.name)?.persistentVolumeClaim?.claimName,
-    pvc.metadata.name,
+  const mounts = Object.fromEntries(
+    container.volumeMounts.map((m) => [m.mountPath, [volumes.get(m.name), m.readOnly ?? false]]),
   );
-  const config = mounts.get("/work/.svc/config.json")!;
-  assert.deepEqual(
-    [volumes.get(config.name)?.configMap?.name, config.subPath, config.readOnly],
-    [configMap.metadata.name, "config.json", true],
-  );
-  const providers = mounts.get(`${env.HOME}/.config/svc/providers.json`)!;
-  const secretVolume = volumes.get(providers.name)?.secret;
-  assert.deepEqual(
-    [secretVolume?.secretName, providers.subPath, providers.readOnly, secretVolume?.defaultMode],
-    [secret.metadata.name, "providers.json", true, 0o400],
-  );
-  const token = mounts.get("/run/secrets/svc/serve_token")!;
-  assert.deepEqual([volumes.get(token.name)?.secret?.secretName, token.subPath], [
-    secret.metadata.name,
-    "serve_token",
-  ]);
-  const trusted = mounts.get(`${env.HOME}/.config/svc/trusted.json`)!;
-  assert.deepEqual([volumes.get(trusted.name)?.configMap?.name, trusted.subPath], [
-    configMap.metadata.name,
-    "trusted.json",
-  ]);
+  assert.deepEqual(mounts, {
+    "/work": [{ name: "worktree", persistentVolumeClaim: { claimName: pvc.metadata.name } }, false],
+    "/home/svc": [{ name: "home", emptyDir: { medium: "Memory" } }, false],
+    "/etc/svc": [{ name: "config", configMap: { name: configMap.name } }, true],
+    "/run/secrets/svc": [{
+      name: "secrets",
+      secret: { secretName: secret.name, defaultMode: 0o400, optional: false },
+    }, true],
+  });
 
-  // The ConfigMap holds a valid svc config, trusted at the worktree's path; the secret a
-  // providers file in svc's format.
-  const parsed = ConfigSchema.safeParse(JSON.parse(configMap.data["config.json"]));
+  // The generated config is a valid svc config naming a provider.
+  const parsed = ConfigSchema.safeParse(
+    JSON.parse(await Deno.readTextFile(`${DEPLOY}k8s/config.json`)),
+  );
   assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
-  assert.deepEqual(JSON.parse(configMap.data["trusted.json"]), [env.SVC_PATH]);
-  const stored = JSON.parse(secret.stringData["providers.json"]);
-  assert.equal(typeof stored[parsed.data.provider!]?.api_key, "string");
+  assert.equal(parsed.data.provider, "openai");
 });
 
 Deno.test("the Dockerfile runs svc serve as a non-root user with svc's permission set, SVC_PORT and SVC_PATH, the worktree as a volume and /health as its check", async () => {
@@ -222,4 +226,25 @@ Deno.test("the Dockerfile runs svc serve as a non-root user with svc's permissio
   assert.match(check, /\/health`\); Deno\.exit\(r\.ok \? 0 : 1\)/);
   const cmd = JSON.parse(of("CMD")[0].slice("CMD ".length));
   assert.deepEqual(cmd, ["--host", "0.0.0.0", "--token-file", "/run/secrets/svc/serve_token"]);
+});
+
+Deno.test("the Dockerfile's docker run comment is docs/fleet.md's podman run, which the deploy test runs", async () => {
+  const comment = (await Deno.readTextFile(`${DEPLOY}Dockerfile`)).split("\n")
+    .filter((l) => l.startsWith("#"))
+    .map((l) => l.replace(/^#\s*/, ""));
+  const start = comment.findIndex((l) => l.startsWith("docker run"));
+  const end = comment.findIndex((l, i) => i > start && !l.endsWith("\\"));
+  const fromDockerfile = comment.slice(start, end + 1).join(" ").replace(/\\\s+/g, "");
+  const fleet = await Deno.readTextFile(new URL("../../docs/fleet.md", import.meta.url));
+  const fromDocs = /\n(podman run [^]*?svc:[\d.]+)\n/.exec(fleet)?.[1].replace(/\\\n\s*/g, "");
+  assert.equal(
+    fromDockerfile.replace(/\s+/g, " "),
+    fromDocs?.replace(/^podman/, "docker").replace(/\s+/g, " "),
+  );
+  assert.equal(
+    fromDockerfile,
+    'docker run -d --name svc-agent -p 127.0.0.1:8787:8787 -v "$PWD/agent/work:/work" ' +
+      '-v "$PWD/agent/config:/home/svc/.config/svc" ' +
+      '-v "$PWD/agent/serve_token:/run/secrets/svc/serve_token:ro" svc:0.27.0',
+  );
 });
