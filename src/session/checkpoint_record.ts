@@ -5,7 +5,6 @@
  * is written for a turn that changed nothing. Recording never fails a tool: a file it cannot read
  * is recorded as not undoable.
  */
-import { Buffer } from "node:buffer";
 import { relative } from "../util/posix_path.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import {
@@ -129,7 +128,7 @@ export class TurnCheckpoint {
         ? { kind: "absent" }
         : change.before === "too_large" || !this.#take(change.before.length)
         ? { kind: "not_undoable", reason: "larger than the checkpoint cap" }
-        : { kind: "file", base64: Buffer.from(change.before).toString("base64"), mode: 0o644 };
+        : { kind: "file", base64: change.before.toBase64(), mode: 0o644 };
       const known = files.findIndex((file) => file.path === change.path);
       const after = await afterState(this.worktree, change.path);
       const entry = { path: change.path, by: "git snapshot", before, after };
@@ -161,7 +160,8 @@ export class TurnCheckpoint {
       const bytes = await Deno.readFile(path);
       return {
         kind: "file",
-        base64: Buffer.from(bytes).toString("base64"),
+        // Native base64: node:buffer loads Deno's Node layer at start (docs/performance.md).
+        base64: bytes.toBase64(),
         mode: (info.mode ?? 0o644) & 0o7777,
       };
     } catch (err) {

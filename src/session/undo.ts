@@ -6,7 +6,6 @@
  * differs from what the turn left is overwritten only when `force` is set or `confirm` agrees;
  * writes go through the confined writer, so nothing outside the worktree is written.
  */
-import { Buffer } from "node:buffer";
 import { dirname } from "../util/posix_path.ts";
 import { canonicalPath, isInside } from "../util/canonical_path.ts";
 import { writeFileConfined } from "../tool/confined_write.ts";
@@ -170,7 +169,8 @@ async function undoFile(
   if (before?.kind !== "file" && before?.kind !== "absent") return refuse("unknown record");
   const now = await afterState(root, path);
   if ("other" in now) return refuse(`it is now ${now.other}; left alone`);
-  const bytes = before.kind === "file" ? Buffer.from(String(before.base64), "base64") : null;
+  const bytes = before.kind === "file" ? decodeBase64(before.base64) : null;
+  if (bytes === undefined) return refuse("its recorded content is not base64; left alone");
   if (await sameAs(now, bytes)) return { path, action: "unchanged" };
   if (!sameState(now, file.after) && !options.force) {
     const question = `${path} changed since the turn; overwrite it with its content before it?`;
@@ -189,6 +189,18 @@ async function undoFile(
   }
   await Deno.remove(abs);
   return { path, action: "removed" };
+}
+
+/**
+ * A record's base64 content, undefined when it is none. Native: node:buffer would load Deno's
+ * Node layer, and its decoder skips what is not base64 where this one refuses the record.
+ */
+function decodeBase64(value: unknown): Uint8Array | undefined {
+  try {
+    return Uint8Array.fromBase64(String(value));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the state now is the recorded content (`null`: no file). */

@@ -116,3 +116,25 @@ Deno.test("a write through a link to a file outside the worktree is recorded as 
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("a planted checkpoint whose content is not base64 is refused and the file left alone", async () => {
+  const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-undo-hostile-" }));
+  try {
+    await Deno.writeTextFile(`${worktree}/a.txt`, "now");
+    const session = new SessionStore(worktree).create("ses_b64");
+    const dir = checkpointDir(worktree, session.name);
+    await Deno.mkdir(dir, { recursive: true });
+    const id = checkpointId();
+    const before = { kind: "file", base64: "not*base64!", mode: 0o644 };
+    const files = [{ path: "a.txt", by: "file_write", before, after: { absent: true } }];
+    const checkpoint = { version: 1, id, session: session.name, at: "", prompt: "", files };
+    await Deno.writeTextFile(`${dir}/${id}.json`, JSON.stringify({ ...checkpoint, shell: [] }));
+    const report = await undoTurns(worktree, session, { force: true });
+    assert.deepEqual(report.turns[0].files, [
+      { path: "a.txt", action: "refused", why: "its recorded content is not base64; left alone" },
+    ]);
+    assert.equal(await Deno.readTextFile(`${worktree}/a.txt`), "now");
+  } finally {
+    await Deno.remove(worktree, { recursive: true });
+  }
+});

@@ -4,12 +4,14 @@ import type { Tool, ToolContext, ToolOutput } from "../../../src/plugin/api.ts";
 import { fail, fsError, plural, resolvePath } from "../../../src/plugin/api.ts";
 import { displayPath, formatSize, looksBinary } from "./common.ts";
 import { cutText } from "../../../src/tool/text.ts";
+import { readThrough } from "../../../src/tool/file_access.ts";
+import { imageType, MAX_IMAGE_BYTES } from "../../../src/tool/images.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    path: z.string().describe("File path"),
-    offset: z.number().int().min(1).optional().describe("First line, 1-based"),
-    limit: z.number().int().min(0).optional().describe("Max lines"),
+    path: z.string(),
+    offset: z.number().int().min(1).optional(),
+    limit: z.number().int().min(0).optional(),
   });
 
 /** Room kept under tool_max_result_chars for the header and the continuation marker. */
@@ -34,6 +36,24 @@ async function readFile(
   const abs = resolvePath(ctx.worktree, args.path);
   if (typeof abs !== "string") return abs;
   const shown = displayPath(ctx.worktree, abs);
+  const cap = ctx.config.tool_max_result_chars;
+  const scan = new LineScan(
+    args.offset ?? 1,
+    args.limit ?? Infinity,
+    cap > 0 ? Math.max(cap - RESERVE, 200) : Infinity,
+  );
+  if (ctx.files?.readText) {
+    // The editor's text of the file (an unsaved buffer included), not the disk's.
+    try {
+      const text = await readThrough(ctx.files.readText, abs, { signal: ctx.signal });
+      if (text === null) return fail(`Path not found: ${shown}`);
+      scan.push(text);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      return fsError(err, shown);
+    }
+    return scan.render(shown);
+  }
   let file: Deno.FsFile;
   try {
     const info = await Deno.stat(abs);
@@ -43,12 +63,6 @@ async function readFile(
   } catch (err) {
     return fsError(err, shown);
   }
-  const cap = ctx.config.tool_max_result_chars;
-  const scan = new LineScan(
-    args.offset ?? 1,
-    args.limit ?? Infinity,
-    cap > 0 ? Math.max(cap - RESERVE, 200) : Infinity,
-  );
   try {
     const buffer = new Uint8Array(64 * 1024);
     const decoder = new TextDecoder();
@@ -59,6 +73,8 @@ async function readFile(
       const bytes = buffer.subarray(0, n);
       if (first && looksBinary(bytes)) {
         const { size } = await file.stat();
+        const mimeType = imageType(bytes);
+        if (mimeType && size <= MAX_IMAGE_BYTES) return await readImage(abs, { shown, mimeType });
         return fail(`Cannot read ${shown}: binary file (${formatSize(size)})`);
       }
       scan.push(decoder.decode(bytes, { stream: true }));
@@ -146,4 +162,20 @@ class LineScan {
     }
     return out.join("\n");
   }
+}
+
+/**
+ * An image file (PNG, JPEG, GIF, WebP up to 5 MiB) as a description and its image, which served
+ * MCP calls return as image content.
+ */
+async function readImage(
+  abs: string,
+  { shown, mimeType }: { shown: string; mimeType: string },
+): Promise<ToolOutput> {
+  const bytes = await Deno.readFile(abs);
+  return {
+    content: `${shown}: ${mimeType} image (${formatSize(bytes.length)}), attached as an image`,
+    // Native base64: node:buffer loads Deno's Node layer at start (docs/performance.md).
+    images: [{ data: bytes.toBase64(), mimeType }],
+  };
 }

@@ -13,7 +13,7 @@ export const GLOB_MAX_MATCHES = 200;
 const schema = (z: Zod) =>
   z.object({
     pattern: z.string().describe("e.g. *.ts or src/**/*.py"),
-    path: z.string().optional().describe("Directory, default ."),
+    path: z.string().optional().describe("default ."),
   });
 
 /** The glob tool. */
@@ -21,7 +21,7 @@ export const glob: Tool = {
   name: "glob",
   category: "read",
   description:
-    "Find files and dirs by glob, recursively; a pattern without / matches names at any depth. Dirs end with /. Skips .git, node_modules and other noise dirs. Max 200.",
+    "Find files and dirs by glob, recursively; a pattern without / matches names at any depth. Dirs end with /. Skips noise dirs (.git, node_modules...). Max 200.",
   schema,
   pathArgs: ["path"],
   run: (args, ctx) => globFiles(args as ArgsOf<typeof schema>, ctx),

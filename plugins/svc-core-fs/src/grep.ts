@@ -17,7 +17,7 @@ export const GREP_MAX_MATCHES = 100;
 const schema = (z: Zod) =>
   z.object({
     pattern: z.string().describe("Regex; prefix (?i) ignores case"),
-    path: z.string().optional().describe("File or directory, default ."),
+    path: z.string().optional().describe("default ."),
     glob: z.string().optional().describe("File filter, e.g. *.ts"),
   });
 

@@ -7,10 +7,8 @@ import { gitOutput, runGit } from "./git_run.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    message: z.string().min(1).describe("commit message"),
-    add: z.array(z.string()).max(200).optional().describe(
-      "worktree paths to stage before committing; omit to commit what is staged",
-    ),
+    message: z.string().min(1),
+    add: z.array(z.string()).max(200).optional(),
   });
 
 /** The path relative to the worktree, or null when it leaves it or points into .git. */
@@ -27,8 +25,8 @@ export const gitCommitTool: Tool = {
   name: "git_commit",
   category: "edit",
   description:
-    "Commit in the worktree's git repository: stages the paths in add (inside the worktree), " +
-    "then commits with message. Needs approval. No push, merge, checkout or history rewrite.",
+    "Stage the worktree paths in add (omit to commit what is staged), then commit with message. " +
+    "Needs approval. No push, merge, checkout or history rewrite.",
   schema,
   resolvePolicy: () => "ask",
   async run(args, ctx) {

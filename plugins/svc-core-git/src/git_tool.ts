@@ -18,10 +18,8 @@ const SAFE_FLAGS: Record<string, string[]> = {
 
 const schema = (z: Zod) =>
   z.object({
-    subcommand: z.enum(SUBCOMMANDS).describe("read-only git subcommand"),
-    args: z.array(z.string()).max(32).optional().describe(
-      "extra arguments: revisions, paths after --, and common read-only options",
-    ),
+    subcommand: z.enum(SUBCOMMANDS),
+    args: z.array(z.string()).max(32).optional(),
   });
 
 /** git: read-only git output; unknown options and program-running config are refused. */
@@ -29,8 +27,8 @@ export const gitTool: Tool = {
   name: "git",
   category: "read",
   description:
-    "Read-only git in the worktree: status, diff, log, branch, show, rev_parse. args holds " +
-    "revisions, paths (after --) and common options such as --stat, --oneline, -n 5.",
+    "Read-only git: status, diff, log, branch, show, rev_parse. args: revisions, paths after --, " +
+    "options such as --stat, --oneline, -n 5.",
   schema,
   pathsOf: (args) =>
     Array.isArray(args.args) && args.args.every((arg) => typeof arg === "string")

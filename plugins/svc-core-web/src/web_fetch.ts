@@ -82,9 +82,9 @@ export function createWebFetchTool(options: WebToolOptions = {}): Tool {
       "Long pages end with a marker naming the offset of the next part.",
     schema: (z: Zod) =>
       z.object({
-        url: z.string().optional().describe("http(s) URL"),
-        id: z.number().int().min(1).optional().describe("Result number from web_search"),
-        offset: z.number().int().min(0).optional().describe("Character offset to continue from"),
+        url: z.string().optional(),
+        id: z.number().int().min(1).optional(),
+        offset: z.number().int().min(0).optional().describe("from the marker"),
       }),
     aliases: ["open", "fetch_page", "fetch"],
     argAliases: { cursor: "offset" },

@@ -59,7 +59,7 @@ export function createWebSearchTool(options: WebToolOptions = {}): Tool {
     category: "web",
     description:
       "Search the web. Returns numbered results (title, URL, snippet); read one with web_fetch id.",
-    schema: (z: Zod) => z.object({ query: z.string().min(1).describe("Search terms") }),
+    schema: (z: Zod) => z.object({ query: z.string().min(1) }),
     aliases: ["search", "web"],
     argAliases: { q: "query" },
     async run(args, ctx) {
