@@ -10,6 +10,7 @@ import type { AgentTypeDef, SkillDef, TeamDef } from "../plugin/api.ts";
 import { type Action, type Category, DEFAULT_ACTIONS } from "../shared/types.ts";
 import { globalConfigDir, localDir } from "../util/dirs.ts";
 import { canonicalPath } from "../util/canonical_path.ts";
+import { checkPrivate, UnsafeFileError } from "../util/private_file.ts";
 import { BUNDLED_TEAMS } from "./bundled_teams.ts";
 import { BUNDLED_TYPES } from "./bundled_types.ts";
 import { mergeTeams, mergeTypes, type Patch, type TypePatch } from "./merge.ts";
@@ -58,9 +59,14 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
   const found: string[][] = [[], [], [], [], [], []];
   const [globalTypes, localTypes, globalTeams, localTeams, globalSkills, localSkills] =
     await Promise.all([
-      readEntries(file(globalDir, "types.json"), "agent type", TYPES_EXAMPLE, found[0]),
+      readEntries(
+        own(file(globalDir, "types.json"), found[0]),
+        "agent type",
+        TYPES_EXAMPLE,
+        found[0],
+      ),
       readEntries(file(local, "types.json"), "agent type", TYPES_EXAMPLE, found[1], confine),
-      readEntries(file(globalDir, "teams.json"), "team", TEAMS_EXAMPLE, found[2]),
+      readEntries(own(file(globalDir, "teams.json"), found[2]), "team", TEAMS_EXAMPLE, found[2]),
       readEntries(file(local, "teams.json"), "team", TEAMS_EXAMPLE, found[3], confine),
       globalDir
         ? readSkillsDir(join(globalDir, "skills"), { layer: "global", warnings: found[4] })
@@ -134,6 +140,23 @@ function sorted<T>(map: Map<string, T>): Map<string, T> {
 }
 
 /** A file's entries with where they came from; none when absent or broken (then warned). */
+/**
+ * A global catalog file (it may loosen permissions, as the global config may) under the rule of
+ * every config file svc reads (private_file.ts); one another user could have written is skipped
+ * with the reason.
+ */
+function own(path: string | undefined, warnings: string[]): string | undefined {
+  if (!path) return undefined;
+  try {
+    checkPrivate(path);
+    return path;
+  } catch (err) {
+    if (!(err instanceof UnsafeFileError)) throw err;
+    warnings.push(`${err.message}; skipped`);
+    return undefined;
+  }
+}
+
 async function readEntries(
   path: string | undefined,
   what: string,

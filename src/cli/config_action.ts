@@ -2,8 +2,10 @@ import { configPaths, loadConfigReport, readConfigFile } from "../config/load.ts
 import { type Config, REMOVED_KEYS } from "../config/schema.ts";
 import { checkKey, parseValue, splitPermission, writeConfigKeys } from "../config/write.ts";
 import { DEFAULT_ACTIONS } from "../shared/types.ts";
-import { unfoldModelRef } from "../provider/detect.ts";
+import { namesServer, resolveModelRef } from "../provider/model_ref.ts";
 import { modelsPath, recordApproval } from "../provider/models_file.ts";
+import { loadProviders } from "../provider/registry_file.ts";
+import { providerTable } from "../provider/table.ts";
 import { resolveWorktree } from "../runtime/worktree.ts";
 
 /** Flags shared by the `svc config` subcommands. */
@@ -45,7 +47,9 @@ async function effective(worktree: string): Promise<Config> {
 
 /**
  * `svc config set <key> <value>`. Setting `model` to a `provider/model` ref of a known provider
- * is the operator approving it: it is recorded in models.json, so headless runs accept it.
+ * is the operator approving it: it is recorded in models.json, so headless runs accept it. The ref
+ * resolves as a run would (docs/providers.md): it stays the server's model id when the file it is
+ * written to names the server (base_url, or openrouter), and nothing is approved then.
  */
 export async function set(key: string, value: string, options: ConfigScope): Promise<void> {
   const parsed = parseValue(value);
@@ -57,8 +61,26 @@ export async function set(key: string, value: string, options: ConfigScope): Pro
   const { loadPlugins } = await import("../plugin/load.ts");
   const plugins = await loadPlugins({ worktree, names: config.plugins, trustLocal: trusted });
   plugins.close(); // only their providers are needed
-  const ref = unfoldModelRef(parsed.trim(), plugins.providers);
-  if (!ref.provider) return;
+  const paths = configPaths(worktree);
+  const layer = await readConfigFile(options.global ? paths.global : paths.local, {
+    private: options.global,
+  });
+  const table = providerTable(plugins.providers);
+  const text = (value: unknown) => typeof value === "string" ? value : undefined;
+  let ref;
+  try {
+    ref = resolveModelRef({ ...config, model: parsed.trim() }, {
+      table,
+      stored: (await loadProviders()).entries,
+      refStays: namesServer(
+        { base_url: text(layer.base_url), provider: text(layer.provider) },
+        table,
+      ),
+    });
+  } catch {
+    return; // no backend yet: nothing to approve
+  }
+  if (!ref.unfolded) return;
   await recordApproval(ref.provider, ref.model);
   console.error(
     `approved ${ref.provider}/${ref.model} for headless runs (recorded in ${modelsPath()})`,

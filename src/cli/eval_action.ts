@@ -78,6 +78,7 @@ export async function runEvalCommand(flags: EvalRunFlags): Promise<number> {
       provider: flags.provider,
       model: flags.model,
       baseUrl: flags.baseUrl,
+      warn: (warning) => console.error(`warning: ${warning}`),
     });
     for (const warning of runtime.warnings) console.error(`warning: ${warning}`);
     const chosen = await selectFixtures(runtime, flags.fixture);

@@ -31,7 +31,9 @@ export function renderTextEvent(
       note(`-> ${visibleControls(event.name)} ${summarizeArgs(event.args)}`);
       break;
     case "tool_end":
-      if (event.decision !== "allow" || !event.ok) {
+      if (event.refusal) {
+        console.error(`refused: ${visibleControls(event.refusal)}`);
+      } else if (event.decision !== "allow" || !event.ok) {
         const line = cutText(event.content.split("\n")[0], 200);
         note(`   ${visibleControls(event.name)}: ${visibleControls(line)}`);
       } else if (options.verbose) {

@@ -54,6 +54,11 @@ export const MAX_PROMPT_BYTES = 16 << 20;
 const STOP_SIGNALS = { SIGHUP: 1, SIGTERM: 15 } as const;
 type StopSignal = keyof typeof STOP_SIGNALS;
 
+/** One `warning: ...` line on stderr; the text is untrusted (visibleControls). */
+function warnLine(warning: string): void {
+  console.error(`warning: ${visibleControls(warning)}`);
+}
+
 /** Runs one headless turn for `svc run` and returns the exit code. */
 export async function runOnce(words: string[], flags: RunFlags): Promise<number> {
   const asked = await promptOf(words, flags);
@@ -74,14 +79,13 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
     : undefined;
   let setup: HeadlessSetup;
   try {
-    const runtime = await Runtime.load(flags);
-    for (const warning of runtime.warnings) console.error(`warning: ${visibleControls(warning)}`);
+    // Connection warnings (no key stored, a key withheld) come when the engine connects.
+    const runtime = await Runtime.load({ ...flags, warn: warnLine });
+    runtime.warnings.forEach(warnLine);
     // Plugin services start before the engine (MCP servers with autoconnect); say what failed.
     const started = await runtime.start();
     stream?.warnings(started);
-    for (const warning of started) {
-      console.error(`warning: ${visibleControls(warning)}`);
-    }
+    started.forEach(warnLine);
     const { type, team } = flags;
     setup = await prepareHeadless(runtime, {
       prompt,

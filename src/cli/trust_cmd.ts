@@ -2,9 +2,37 @@ import { Command } from "commander";
 import type { TrustFlags } from "./trust_action.ts";
 import { exitCodeOf } from "./usage.ts";
 
-/** `svc trust [folder]`: trust a worktree, stop trusting one, or list the trusted folders. */
+/**
+ * `svc trust [folder]`: trust a worktree, stop trusting one, or list the trusted folders; also as
+ * the subcommands `svc trust list` and `svc trust remove <folder>` (a folder named `list` or
+ * `remove` is written `./list`).
+ */
 export function trustCommand(setExit: (code: number) => void): Command {
+  const run = async (folder: string | undefined, flags: TrustFlags) => {
+    try {
+      const { trust } = await import("./trust_action.ts");
+      await trust(folder, flags);
+    } catch (err) {
+      console.error(`svc trust: ${(err as Error).message}`);
+      setExit(exitCodeOf(err));
+    }
+  };
+  // `--json` is `svc trust`'s option wherever it is written: read with the parent's options.
+  const json = (command: Command) => Boolean(command.optsWithGlobals().json);
+  const list = new Command("list")
+    .description("List the trusted folders (the same as svc trust --list)")
+    .option("--json", "print JSON")
+    .action((_flags, command: Command) => run(undefined, { list: true, json: json(command) }));
+  const remove = new Command("remove")
+    .description("Stop trusting a folder (the same as svc trust --remove <folder>)")
+    .argument("<folder>", "the trusted folder")
+    .option("--json", "print JSON")
+    .action((folder: string, _flags, command: Command) =>
+      run(folder, { remove: true, json: json(command) })
+    );
   return new Command("trust")
+    .addCommand(list)
+    .addCommand(remove)
     .description(
       "Trust a worktree (default: the current folder): its .svc/config.json may then loosen the " +
         "permission policy and its .svc/plugins load. Untrusted worktrees may only tighten it.",
@@ -23,10 +51,7 @@ export function trustCommand(setExit: (code: number) => void): Command {
         if (flags.mcp !== undefined) {
           const { trustMcp } = await import("./trust_mcp.ts");
           await trustMcp(folder, { ...flags, mcp: flags.mcp });
-        } else {
-          const { trust } = await import("./trust_action.ts");
-          await trust(folder, flags);
-        }
+        } else await run(folder, flags);
       } catch (err) {
         console.error(`svc trust: ${(err as Error).message}`);
         setExit(exitCodeOf(err));

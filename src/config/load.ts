@@ -31,6 +31,7 @@ const NESTED_PREFIXES = [
   "sandbox.network",
   "limits",
   "approver",
+  "context",
 ];
 
 /** A config file is a few KiB; a bigger one (or a FIFO, or /dev/zero) is refused unread. */
@@ -216,6 +217,28 @@ export interface LoadedConfig {
    * it only when it is the address the key was stored for.
    */
   untrustedBaseUrlFile?: string;
+  /**
+   * The keys an untrusted worktree's own `.svc/config.json` set and the trust rules kept (none
+   * when trusted): a tool asks before it runs a command one of them names (`dev.*_cmd`).
+   */
+  worktreeKeys: string[];
+  /**
+   * The `base_url` and `provider` set in the same layer as the effective `model` (the flags being
+   * one layer): whether they name the server a `provider/model` ref belongs to is decided where
+   * the provider table is known (resolveModelRef's `refStays`). Undefined when no layer sets model.
+   */
+  modelWith?: { base_url?: string; provider?: string };
+}
+
+/** The base_url and provider of the highest layer that sets `model` (LoadedConfig.modelWith). */
+function modelLayer(layers: Record<string, unknown>[]): Pick<LoadedConfig, "modelWith"> {
+  const text = (value: unknown) => typeof value === "string" && value.trim() ? value : undefined;
+  const layer = layers.findLast((l) => text(l.model));
+  if (!layer) return {};
+  const base_url = text(layer.base_url), provider = text(layer.provider);
+  return {
+    modelWith: { ...(base_url ? { base_url } : {}), ...(provider ? { provider } : {}) },
+  };
 }
 
 /**
@@ -235,9 +258,11 @@ export async function loadConfigReport(
   ]);
   const warnings: string[] = [];
   let localLayer = local;
+  let worktreeKeys: string[] = [];
   if (!trusted) {
     const { layer, ignored } = restrictUntrusted(local, global);
     localLayer = layer;
+    worktreeKeys = Object.keys(layer).filter((key) => !(key in overrides));
     if (ignored.length) {
       warnings.push(
         `ignored ${ignored.join(", ")} from ${paths.local}: this worktree is not trusted, so ` +
@@ -245,7 +270,8 @@ export async function loadConfigReport(
       );
     }
   }
-  const merged = mergeLayers(global, localLayer, flattenConfig(overrides));
+  const flags = flattenConfig(overrides);
+  const merged = mergeLayers(global, localLayer, flags);
   const parsed = await checkConfig("config", merged);
   if (!parsed.ok) {
     const { issue } = parsed;
@@ -257,5 +283,7 @@ export async function loadConfigReport(
     trusted,
     warnings,
     ...(untrusted ? { untrustedBaseUrlFile: paths.local } : {}),
+    worktreeKeys,
+    ...modelLayer([global, localLayer, flags]),
   };
 }

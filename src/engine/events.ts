@@ -63,6 +63,8 @@ export interface ToolCallRecord {
   decision: Action | "cancelled";
   ok: boolean;
   duration: number;
+  /** An ask-gated call that was refused: which tool, why, and how to allow it. */
+  refusal?: string;
 }
 
 /** The structured result of every turn. */
@@ -125,6 +127,8 @@ export type EngineEvent =
     content: string;
     status?: string;
     decision: Action | "cancelled";
+    /** Set when an ask-gated call was refused (see ToolCallRecord.refusal). */
+    refusal?: string;
   }
   | { type: "warning"; message: string }
   | { type: "error"; code: string; message: string }

@@ -59,7 +59,10 @@ export async function runNow(worktree: string, name: string, options: RunOptions
   let runtime: Promise<Runtime> | undefined;
   const stream = options.stream;
   const load = () =>
-    runtime ??= Runtime.load({ path: worktree }).then(async (r) => {
+    runtime ??= Runtime.load({
+      path: worktree,
+      warn: (warning) => console.error(`warning: ${warning}`),
+    }).then(async (r) => {
       for (const warning of r.warnings) console.error(`warning: ${warning}`);
       // Plugin services start before the first engine (MCP servers with autoconnect).
       const started = await r.start();
@@ -165,9 +168,10 @@ export async function daemon(
       signal: controller.signal,
       loadRuntime: async () => {
         const { Runtime } = await import("../runtime/runtime.ts");
-        const runtime = await Runtime.load({ path: worktree });
-        for (const w of runtime.warnings) console.error(`svc jobs daemon: warning: ${w}`);
-        for (const w of await runtime.start()) console.error(`svc jobs daemon: warning: ${w}`);
+        const warn = (w: string) => console.error(`svc jobs daemon: warning: ${w}`);
+        const runtime = await Runtime.load({ path: worktree, warn });
+        runtime.warnings.forEach(warn);
+        (await runtime.start()).forEach(warn);
         return runtime;
       },
       log: (line) => console.error(`${new Date().toISOString()} svc jobs daemon: ${line}`),

@@ -99,9 +99,16 @@ export function beyondSchedule(job: Job, now: Date): string | null {
   return due && next.getTime() > due.getTime() ? due.toISOString() : null;
 }
 
-/** `approve` (or `--approval auto`, or a manual run of a proposed job): runnable again. */
+/**
+ * `approve` (or `--approval auto`, or a manual run of a proposed job): runnable again, its next
+ * run strictly after now.
+ */
 export function approveJob(job: Job, now: Date): void {
-  if (job.enabled && !job.next_run_at) job.next_run_at = nextRun(job, now);
+  // A next run that passed while the job waited would fire at once: the next one after now.
+  const next = date(job.next_run_at);
+  if (job.enabled && (!next || next.getTime() <= now.getTime())) {
+    job.next_run_at = nextRun(job, now);
+  }
   if (job.state !== "executing") {
     job.state = job.enabled && job.next_run_at ? "will_run" : "approved";
   }

@@ -80,7 +80,10 @@ export async function uninstall(name: string, options: InstallOptions): Promise<
   console.log(`Uninstalled ${gone.name} (${gone.origin}) from ${gone.dir}`);
 }
 
-/** `svc plugins test [name]`: runs the plugin's own tests, or every plugin's; throws on a failure. */
+/**
+ * `svc plugins test [name]`: runs the plugin's own tests, or every plugin's; throws on a failure,
+ * and when a plugin's tests were not run (each such plugin's line says why).
+ */
 export async function test(name: string | undefined, roots: PluginRoots): Promise<void> {
   const runs = await runPluginTests(name, {
     ...roots,
@@ -96,6 +99,10 @@ export async function test(name: string | undefined, roots: PluginRoots): Promis
   }
   const passed = runs.filter((run) => run.code === 0).length;
   console.log(runs.length ? `Plugin tests passed: ${passed}` : "No plugins found");
+  const skipped = runs.filter((run) => run.skipped !== undefined).map((run) => run.name);
+  if (skipped.length) {
+    throw new Error(`Not tested: ${skipped.join(", ")} (why is said above)`);
+  }
 }
 
 /** What a sandboxed plugin asks for, one permission a line. */

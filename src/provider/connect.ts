@@ -18,6 +18,11 @@ export interface Connection {
   /** The model came from unfolding a `provider/model` ref (the approval gate applies). */
   unfolded: boolean;
   warnings: string[];
+  /**
+   * What changed for this configuration with the ref rule (docs/providers.md), to be said once
+   * when the connection is used (`notices.ts`); not in `warnings`.
+   */
+  notice?: string;
 }
 
 /**
@@ -31,14 +36,17 @@ export async function resolveConnection(
   options: RegistryOptions & {
     /** base_url came from this untrusted worktree config: keys go only where they were stored for. */
     untrustedBaseUrlFile?: string;
+    /** The server was named with the model: a ref stays its own model id (resolveModelRef). */
+    refStays?: boolean;
   } = {},
 ): Promise<Connection> {
   const table = providerTable(pluginProviders);
   const registry = await loadProviders(options);
   const warnings = registry.warning ? [registry.warning] : [];
-  const { provider, baseUrl, model, unfolded } = resolveModelRef(config, {
+  const { provider, baseUrl, model, unfolded, movedFrom } = resolveModelRef(config, {
     table,
     stored: registry.entries,
+    refStays: options.refStays,
   });
   const info = table.get(provider);
   const stored = registry.entries[provider];
@@ -64,7 +72,19 @@ export async function resolveConnection(
     ...(info?.headers ? { headers: info.headers } : {}),
     unfolded,
     warnings,
+    ...(movedFrom ? { notice: movedNote(config.model!, { provider, movedFrom }) } : {}),
   };
+}
+
+/** What a configuration that changed with the ref rule (docs/providers.md) now does. */
+function movedNote(
+  ref: string,
+  { provider, movedFrom }: { provider: string; movedFrom: { provider: string; baseUrl?: string } },
+): string {
+  const server = `${movedFrom.provider}${movedFrom.baseUrl ? ` at ${movedFrom.baseUrl}` : ""}`;
+  return `the model ref ${ref} now runs on ${provider} (its stored key, the model approval ` +
+    `gate), not on ${server}: a provider/model ref uses the provider it names unless ` +
+    `--base-url, or base_url in the ref's own config layer, names the server (docs/providers.md)`;
 }
 
 /** Inputs of the model approval gate. */

@@ -4,7 +4,7 @@ export { CORE_PROVIDERS, LOCAL_PRESETS, providerTable, trimBaseUrl } from "./tab
 export type { ProviderInfo } from "./table.ts";
 export { detectProvider, unfoldModelRef } from "./detect.ts";
 export type { ModelRef, ProviderTable } from "./detect.ts";
-export { resolveModelRef } from "./model_ref.ts";
+export { namesServer, resolveModelRef } from "./model_ref.ts";
 export type { ResolvedModel } from "./model_ref.ts";
 export { reasoningFields } from "./reasoning.ts";
 export { buildPayload } from "./payload.ts";

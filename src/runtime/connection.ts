@@ -1,5 +1,8 @@
 import type { Config } from "../config/schema.ts";
 import { approvalGate, type Connection, resolveConnection } from "../provider/connect.ts";
+import { namesServer } from "../provider/model_ref.ts";
+import { firstTime } from "../provider/notices.ts";
+import { providerTable } from "../provider/table.ts";
 import { createChatClient } from "../provider/sse_client.ts";
 import type { ChatClient } from "../provider/types.ts";
 import type { ProviderDef } from "../shared/types.ts";
@@ -26,7 +29,9 @@ export interface ConnectedModel extends Connection {
  * Resolves provider, base address, model and key (resolveConnection), passes the model
  * approval gate (asking through `confirm` in an interactive session), and opens a chat client
  * with the config's stream settings. `modelFrom: "user"` (the REPL's `/model`) is the user's
- * own choice: a ref is asked about, a bare model id passes like the config's.
+ * own choice: a ref is asked about, a bare model id passes like the config's. A ref that names a
+ * provider uses that provider unless the server was named with it (`--base-url`, or base_url or
+ * openrouter in the ref's own layer: a type's or job's `provider`, the config layer of `model`).
  */
 export async function connectModel(
   config: Config,
@@ -34,12 +39,22 @@ export async function connectModel(
   options: ModelChoice & {
     explicit: boolean;
     untrustedBaseUrlFile?: string;
+    /** `--base-url` was given: every `provider/model` ref stays that server's model id. */
+    explicitBaseUrl: boolean;
+    /** What the config layer of the config's own model set next to it (LoadedConfig.modelWith). */
+    modelWith?: { base_url?: string; provider?: string };
     /** An interactive session: a model the gate would refuse is asked about instead. */
     confirm?: ConfirmModel;
   },
 ): Promise<ConnectedModel> {
   const other = Boolean(options.provider || options.model);
   const keepsBaseUrl = !options.provider;
+  // A ref stays the server's model id only where the server was named with it (docs/providers.md).
+  const refStays = options.explicitBaseUrl ||
+    namesServer(
+      other ? { provider: options.provider } : options.modelWith,
+      providerTable(providers),
+    );
   const connection = await resolveConnection(
     {
       provider: options.provider ?? config.provider,
@@ -47,7 +62,10 @@ export async function connectModel(
       model: options.model ?? config.model,
     },
     providers,
-    keepsBaseUrl ? { untrustedBaseUrlFile: options.untrustedBaseUrlFile } : {},
+    {
+      ...(keepsBaseUrl ? { untrustedBaseUrlFile: options.untrustedBaseUrlFile } : {}),
+      refStays,
+    },
   );
   const referencedByType = other && options.modelFrom !== "flag" && options.modelFrom !== "user";
   await approvalGate({
@@ -61,6 +79,9 @@ export async function connectModel(
     interactive: Boolean(options.confirm) && (referencedByType || connection.unfolded),
     confirm: options.confirm,
   });
+  // What changed with the ref rule is said once, when a connection that passed the gate is used.
+  const { notice } = connection;
+  if (notice && await firstTime(`model-ref:${notice}`)) connection.warnings.push(notice);
   const client = createChatClient({
     provider: connection.provider,
     baseUrl: connection.baseUrl,

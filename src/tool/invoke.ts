@@ -15,9 +15,10 @@ import {
   type ToolHooks,
 } from "./hook_gate.ts";
 import { normalizeToolCall } from "./normalize.ts";
+import { refusalNote, REFUSED_BY_USER } from "./refusal.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { truncateAtLine } from "./text.ts";
-import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+import type { Tool, ToolContext, ToolImage, ToolOutput } from "./types.ts";
 
 /** The result fed back when an ask-gated call is not approved or the run was cancelled. */
 export const CANCELLED = "[cancelled]";
@@ -70,6 +71,10 @@ export interface Invocation {
   content: string;
   /** One-line status for the front-end; not sent to the model. */
   status?: string;
+  /** Images the tool returned (served MCP calls pass them on); not sent to the model. */
+  images?: ToolImage[];
+  /** Why an ask-gated call was refused and how to allow it (refusal.ts); not sent to the model. */
+  refusal?: string;
   audit: PermissionRecord;
   /** Seconds. */
   duration: number;
@@ -155,7 +160,8 @@ async function decideAndRun(tool: Tool, inv: Invocation, env: InvokeEnv): Promis
       ? hookApproval(inv, pre.reason)
       : await approve(tool, inv, reason, env);
     if (approval.answer === "deny") {
-      inv.content = approval.message ?? CANCELLED;
+      inv.content = approval.message ?? (approval.by === "user" ? REFUSED_BY_USER : CANCELLED);
+      inv.refusal = refusalNote(tool, { reason, approval });
       inv.audit.outcome = approval.by === "policy" ? "denied" : "rejected";
       inv.audit.by = approval.by;
       if (approval.message && approval.by === "approver") {
@@ -249,6 +255,7 @@ async function execute(
   inv.content = output.content;
   inv.ok = output.ok !== false;
   inv.status = output.status;
+  if (output.images) inv.images = output.images;
   // A tool cancelled mid-run keeps what it said (partial output is still output).
   if (env.signal.aborted) markCancelled(inv, env.signal, inv.content);
 }
@@ -278,6 +285,7 @@ function markCancelled(inv: Invocation, signal: AbortSignal, kept = ""): void {
   if (!signal.aborted) return;
   inv.decision = "cancelled";
   inv.audit.outcome = "cancelled";
+  delete inv.refusal;
   inv.content = kept || CANCELLED;
 }
 

@@ -13,6 +13,11 @@ export interface PolicyScope {
   mode?: "plan" | "build";
   /** The worktree is trusted (`svc trust`); tools see it as `ToolContext.trusted`. */
   trusted?: boolean;
+  /**
+   * The config keys an untrusted worktree's own `.svc/config.json` set; resolvers get them as
+   * `_worktreeKeys`, so a tool asks before it runs a command the repository chose (`dev.*_cmd`).
+   */
+  worktreeKeys?: readonly string[];
 }
 
 /**
@@ -50,7 +55,12 @@ export function judgeToolCall(
     outsideWorktree,
     controlFiles: tool.category === "edit" && touchesControlFiles(scope.worktree, paths),
     resolved: tool.resolvePolicy?.(
-      { ...args, _permissions: permissions, _config: scope.config },
+      {
+        ...args,
+        _permissions: permissions,
+        _config: scope.config,
+        _worktreeKeys: scope.worktreeKeys ?? [],
+      },
       scope.worktree,
     ),
     ...(sandbox ? { sandbox } : {}),

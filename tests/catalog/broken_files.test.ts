@@ -98,3 +98,30 @@ Deno.test("one invalid entry is skipped with its path, name and field while the 
   assert.deepEqual(catalog.teams.get("ok")?.stages, [{ type: "writer" }]);
   assert.equal(catalog.types.has("typo"), false);
 });
+
+Deno.test("a global types.json or teams.json another user could write is skipped with the reason", async () => {
+  await using dirs = await catalogDirs({
+    global: {
+      "types.json": {
+        loose: { system_prompt: "Runs anything.", tool_permission: { bash: "allow" } },
+      },
+      "teams.json": { crew: { stages: ["loose"] } },
+    },
+  });
+  await Deno.chmod(`${dirs.globalDir}/types.json`, 0o666);
+  const open = await dirs.load(true);
+  assert.equal(open.types.has("loose"), false);
+  assert.equal(open.teams.has("crew"), true);
+  assert.match(
+    open.warnings[0],
+    new RegExp(`^will not read ${dirs.globalDir}/types.json: .* \\(mode 0666\\).*; skipped$`),
+  );
+  await Deno.chmod(`${dirs.globalDir}/types.json`, 0o644);
+  await Deno.chmod(dirs.globalDir, 0o777);
+  const shared = await dirs.load(true);
+  assert.deepEqual([shared.types.has("loose"), shared.teams.has("crew")], [false, false]);
+  assert.equal(shared.warnings.filter((w) => w.includes("can be written by")).length, 2);
+  await Deno.chmod(dirs.globalDir, 0o700);
+  const own = await dirs.load(true);
+  assert.deepEqual([own.types.has("loose"), own.teams.has("crew"), own.warnings], [true, true, []]);
+});

@@ -363,3 +363,25 @@ Deno.test("a line cut at the tool result cap never splits a surrogate pair: the 
   const stored = await Deno.readTextFile(`${box.worktree}/.svc/sessions/${session}.json`);
   assert.equal(/\\ud[89ab]/i.test(stored) || LONE_SURROGATE.test(stored), false);
 });
+
+Deno.test("svc run says when no API key is stored for the configured provider", async () => {
+  await using box = await sandbox();
+  const fake = await startFakeProvider([{ text: "hello" }]);
+  try {
+    await Deno.mkdir(`${box.home}/.config/svc`, { recursive: true });
+    await Deno.writeTextFile(
+      `${box.home}/.config/svc/config.json`,
+      JSON.stringify({ provider: "openai", base_url: fake.url, model: "m" }),
+    );
+    const out = await svc(["run", "-p", "hi"], { cwd: box.worktree, env: box.env });
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, "hello\n");
+    assert.equal(
+      out.stderr,
+      "warning: No API key stored for openai; run /connect openai (or svc connect openai) to add " +
+        "one\n",
+    );
+  } finally {
+    await fake.close();
+  }
+});

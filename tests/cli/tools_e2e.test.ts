@@ -69,7 +69,7 @@ Deno.test("svc run --yes lists, greps, reads, edits a file and runs its tests", 
   assert.equal(result.content, "Fixed add(); the tests pass.");
 });
 
-Deno.test("without --yes the edit is refused with [cancelled] and the file is unchanged", async () => {
+Deno.test("without --yes the edit is refused with [cancelled], the user told why and how to allow it", async () => {
   await using box = await sandbox({ "math.ts": BUGGY });
   const { out, requests } = await runScripted(box, [
     {
@@ -83,6 +83,14 @@ Deno.test("without --yes the edit is refused with [cancelled] and the file is un
   assert.equal(out.code, 0, out.stderr);
   assert.equal(requests[1].body.messages.at(-1).content, "[cancelled]");
   assert.equal(await Deno.readTextFile(`${box.worktree}/math.ts`), BUGGY);
+  assert.ok(
+    out.stderr.includes(
+      "refused: file_edit not run: it needs approval (edit category is ask) and nobody could be " +
+        'asked (a headless run asks no one); to allow it: svc run --yes, or "tool_permission": ' +
+        '{"edit": "allow"} in the config\n',
+    ),
+    out.stderr,
+  );
 });
 
 Deno.test("with edit allowed, writing .svc/config.json still needs approval", async () => {

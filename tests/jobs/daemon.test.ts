@@ -78,14 +78,16 @@ Deno.test("a --require-approval job parks in waiting_approval after its run and 
     "waiting_approval",
     ["1 job is WAITING for approve: svc jobs approve <name>"],
   ]);
-  // Approved at 300: the run it arms fires at the next wake, then the job parks again.
+  // Approved at 300: the run it arms fires at the schedule's next time after the approval (360,
+  // not at once for the slots missed while it waited), then the job parks again.
   await approve(w.worktree, "gated", w.now());
+  assert.equal((await w.job("gated")).next_run_at, iso(360));
   assert.deepEqual(await wakes(w, at(600)), ticks(315, 600));
   assert.deepEqual(await daemon.stop(), { fired: 2 });
   gated = await w.job("gated");
   assert.deepEqual(
     [gated.runs, gated.state, gated.fired, gated.history.map((a) => a.started_at)],
-    [2, "waiting_approval", { ok: 2, failed: 0 }, [iso(60), iso(315)]],
+    [2, "waiting_approval", { ok: 2, failed: 0 }, [iso(60), iso(360)]],
   );
 });
 
@@ -396,9 +398,10 @@ Deno.test("loosening the job's agent type in .svc/types.json after approval send
   await assert.rejects(Deno.lstat(canary), Deno.errors.NotFound);
   const [row] = await jobRows(w.worktree);
   assert.deepEqual([row.state, row.approval], ["proposed", "changed"]);
-  // Approved again, the next run gets the type as it is now (the daemon reads it again per run).
+  // Approved again, the next run (the schedule's next time after now) gets the type as it is now
+  // (the daemon reads it again per run).
   await approve(w.worktree, "tidy", w.now());
-  assert.deepEqual(await wakes(w, at(315)), [iso(315)]);
+  assert.deepEqual(await wakes(w, at(360)), ticks(315, 360));
   await w.clock.sleeping("daemon");
   assert.deepEqual(await daemon.stop(), { fired: 2 });
   tidy = await w.job("tidy");

@@ -100,6 +100,21 @@ Deno.test("require_approval: parks in waiting_approval after each run; approve a
   assert.equal(isDue(job, { approval: NONE, now: at(120) }), false);
 });
 
+Deno.test("approve after the job's next run has passed moves it strictly after now, keeping an interval's grid", () => {
+  const job = newJob({ require_approval: true });
+  approveJob(job, T0);
+  startRun(job, { now: at(60), by: "daemon", session: "s1" });
+  finishRun(job, { outcome: ok, now: at(61) });
+  assert.equal(job.next_run_at, at(120).toISOString());
+  // Approved an hour later: the next run is the grid's next slot, not 120 s (which fires at once).
+  approveJob(job, at(3630));
+  assert.deepEqual([job.state, job.next_run_at], ["will_run", at(3660).toISOString()]);
+  assert.equal(isDue(job, { approval: ARMED, now: at(3630) }), false);
+  const daily = newJob({ schedule: { cron: "0 9 * * *" }, next_run_at: T0.toISOString() });
+  approveJob(daily, at(3600));
+  assert.equal(daily.next_run_at, "2026-01-01T09:00:00.000Z");
+});
+
 Deno.test("disable (stop) stops firing; enable re-arms strictly after now; a one-shot disables itself after its run", () => {
   const job = newJob();
   approveJob(job, T0);

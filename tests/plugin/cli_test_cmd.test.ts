@@ -113,7 +113,7 @@ Deno.test("plugins list prints a table and every subcommand documents --path", a
   }
 });
 
-Deno.test("plugins test runs a plugin's tests with its permissions, and an untrusted worktree's not at all", async () => {
+Deno.test("plugins test runs a plugin's tests with its permissions; an untrusted worktree's not at all, and exits 1 saying why", async () => {
   // Each test passes only when Deno refuses what the manifest does not grant (under -A it fails).
   const refusals = `Deno.test("run is refused", async () => {
   let refused = false;
@@ -141,9 +141,9 @@ Deno.test("granted env is readable", () => { Deno.env.get("PATH"); });
   await using untrusted = await makeLayout({ trusted: false });
   await writePlugin(untrusted.localDir, "confined", files);
   assert.deepEqual(await runCli(untrusted, ["test", "confined"]), {
-    code: 0,
+    code: 1,
     stdout: "confined: not run: this worktree is not trusted (run svc trust first)\n" +
       "Plugin tests passed: 0\n",
-    stderr: "",
+    stderr: "error: Not tested: confined (why is said above)\n",
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { echoTool, harness, readStored } from "../_support/engine.ts";
 import type { Approval, ApprovalRequest, Approver } from "../../src/tool/approval.ts";
+import { REFUSED_BY_USER } from "../../src/tool/refusal.ts";
 
 /** An approver that answers from a list and records every question. */
 function scripted(answers: Approval[]): { approver: Approver; asked: ApprovalRequest[] } {
@@ -78,6 +79,46 @@ Deno.test("an approval always is remembered for the session, for the same comman
     { ...asked(), outcome: "approved", by: "user", scope: "always", remembered: true },
     { ...asked(), outcome: "rejected", by: "user" },
   ]);
+  assert.equal(h.fake.requests[1].body.messages.at(-1).content, REFUSED_BY_USER);
+});
+
+Deno.test("a person's no reaches the model as a refusal by the user, not as [cancelled]", async () => {
+  const { approver } = scripted([{ answer: "deny", by: "user" }]);
+  await using h = await harness([{ tool_calls: [call("rm -rf build")] }, { text: "ok" }], {
+    tools: [shell()],
+    approver,
+  });
+  const result = await h.engine.runTurn("go", { session: h.store.create("t") });
+  assert.equal(
+    h.fake.requests[1].body.messages.at(-1).content,
+    "[refused by the user] The user declined this tool call; do not repeat it unchanged.",
+  );
+  assert.equal(result.tool_calls[0].refusal, "shell refused by you (bash category is ask)");
+});
+
+Deno.test("a headless refusal names the tool, why it asked and how to allow it", async () => {
+  await using h = await harness([
+    { tool_calls: [call("ls"), { name: "writer", arguments: { text: "x" } }] },
+    { text: "ok" },
+  ], { tools: [shell(), echoTool("writer", "edit")] });
+  const result = await h.engine.runTurn("go", { session: h.store.create("t") });
+  assert.deepEqual(result.tool_calls.map((c) => [c.name, c.decision, c.refusal]), [
+    [
+      "shell",
+      "ask",
+      "shell not run: it needs approval (bash category is ask) and nobody could be asked " +
+      '(a headless run asks no one); to allow it: svc run --yes, or "tool_permission": ' +
+      '{"bash": "allow", "bash_allow": ["<command prefix>", ...]} in the config',
+    ],
+    [
+      "writer",
+      "ask",
+      "writer not run: it needs approval (edit category is ask) and nobody could be asked " +
+      '(a headless run asks no one); to allow it: svc run --yes, or "tool_permission": ' +
+      '{"edit": "allow"} in the config',
+    ],
+  ]);
+  // The model still gets [cancelled] (SPEC: headless asks are denied with it).
   assert.equal(h.fake.requests[1].body.messages.at(-1).content, "[cancelled]");
 });
 

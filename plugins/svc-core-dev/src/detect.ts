@@ -9,13 +9,16 @@ import { which } from "../../../src/tool/shell.ts";
 /** Which dev tool is asking. */
 export type DevKind = "test" | "lint" | "format";
 
-/** The command to run and the text judged by bash_allow, or a readable reason there is none. */
-export type DevCommand = { command: string; checked: string } | { error: string };
+/**
+ * The command to run, the text judged by bash_allow and, for a detected one, what it was chosen
+ * from (`package.json script "test": "jest"`); or a readable reason there is none.
+ */
+export type DevCommand = { command: string; checked: string; from?: string } | { error: string };
 
 /** The dev.* configuration keys. */
 export type DevConfig = Partial<Record<"dev.test_cmd" | "dev.lint_cmd" | "dev.format_cmd", string>>;
 
-type Picked = { checked: string } | { error: string };
+type Picked = { checked: string; from?: string } | { error: string };
 
 const DENO = { test: "deno test", lint: "deno lint", format: "deno fmt" };
 const NPM_SCRIPT = { test: "test", lint: "lint", format: "format" };
@@ -39,22 +42,31 @@ export function devCommand(
     ? { checked: configured + (target === undefined ? "" : ` ${shellQuote(target)}`) }
     : defaultCommand(kind, worktree, target);
   if ("error" in picked) return picked;
-  return { checked: picked.checked, command: resolvePython(picked.checked) };
+  return { ...picked, command: resolvePython(picked.checked) };
 }
 
 function defaultCommand(kind: DevKind, worktree: string, target?: string): Picked {
   const has = (name: string) => exists(join(worktree, name));
   const arg = target === undefined ? "" : ` ${shellQuote(target)}`;
-  if (has("deno.json") || has("deno.jsonc")) return { checked: DENO[kind] + arg };
+  if (has("deno.json") || has("deno.jsonc")) {
+    return { checked: DENO[kind] + arg, from: has("deno.json") ? "deno.json" : "deno.jsonc" };
+  }
   if (has("package.json")) {
     const script = NPM_SCRIPT[kind];
-    if (!packageScripts(worktree)[script]) {
+    const body = packageScripts(worktree)[script];
+    if (!body) {
       return { error: `package.json has no "${script}" script; add one or set dev.${kind}_cmd` };
     }
     const base = kind === "test" ? "npm test" : `npm run ${script}`;
-    return { checked: base + (target === undefined ? "" : ` -- ${shellQuote(target)}`) };
+    return {
+      checked: base + (target === undefined ? "" : ` -- ${shellQuote(target)}`),
+      from: `package.json script "${script}": ${JSON.stringify(body)}`,
+    };
   }
-  if (isPythonProject(worktree)) return pythonCommand(kind, worktree, target);
+  if (isPythonProject(worktree)) {
+    const python = pythonCommand(kind, worktree, target);
+    return "error" in python ? python : { ...python, from: "a Python project" };
+  }
   return {
     error: `No ${kind} command: set dev.${kind}_cmd, or add deno.json, package.json or a ` +
       "Python project",

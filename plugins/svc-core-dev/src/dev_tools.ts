@@ -1,15 +1,31 @@
 /** code_test, code_lint and code_format: the project's own commands, gated like run_command. */
 import type { Zod } from "../../../src/plugin/api.ts";
 import { bashAllowed, bashAllowPolicy, type Tool } from "../../../src/plugin/api.ts";
+import type { Resolved, ResolverArgs } from "../../../src/tool/types.ts";
 import { commandSandbox, MAX_TIMEOUT_S, runShell } from "../../../src/tool/shell.ts";
 import { devCommand, type DevConfig, type DevKind } from "./detect.ts";
 
 const schema = (z: Zod) =>
   z.object({
-    target: z.string().optional().describe("optional file, folder or test name to narrow the run"),
+    target: z.string().optional().describe("file, folder or test name to narrow the run"),
   });
 
-const WHAT = { test: "Run the tests", lint: "Run the linter", format: "Run the formatter" };
+const WHAT = { test: "tests", lint: "linter", format: "formatter" };
+
+/**
+ * An `ask` when the tool's command is the `dev.<kind>_cmd` an untrusted worktree's own config
+ * set: a repository that is not trusted does not choose what runs without someone approving it
+ * (denied in a headless run). Undefined otherwise.
+ */
+function repositoryCommand(kind: DevKind, args: ResolverArgs): Resolved | undefined {
+  const key = `dev.${kind}_cmd` as const;
+  const command = (args._config as DevConfig | undefined)?.[key]?.trim();
+  if (!command || !args._worktreeKeys?.includes(key)) return undefined;
+  return {
+    action: "ask",
+    reason: `${key} comes from this untrusted worktree's .svc/config.json: ${command}`,
+  };
+}
 
 /** The dev tool of `kind`; its command must pass bash_allow when an allowlist is set. */
 export function devTool(kind: DevKind): Tool {
@@ -17,20 +33,20 @@ export function devTool(kind: DevKind): Tool {
     name: `code_${kind}`,
     category: "bash",
     runsInSandbox: true,
-    description: `${WHAT[kind]} of the project (dev.${kind}_cmd, or chosen from deno.json, ` +
-      "package.json or a Python project). Returns exit code and output.",
+    description: `Run the project's ${WHAT[kind]} (dev.${kind}_cmd, else detected); returns ` +
+      "exit code and output.",
     schema,
     resolvePolicy(args, worktree) {
-      const allow = args._permissions.bash_allow;
-      if (!allow?.length) return undefined;
-      // Resolvers get no config; a `_config` from the engine is honoured when present.
       const config = args._config as DevConfig | undefined;
-      const picked = devCommand(kind, worktree, {
-        config,
-        target: args.target as string | undefined,
-      });
-      if ("error" in picked) return undefined;
-      return bashAllowPolicy(picked.checked, { prefixes: allow, worktree });
+      const allow = args._permissions.bash_allow;
+      const picked = allow?.length
+        ? devCommand(kind, worktree, { config, target: args.target as string | undefined })
+        : undefined;
+      const allowed = picked && !("error" in picked)
+        ? bashAllowPolicy(picked.checked, { prefixes: allow!, worktree })
+        : undefined;
+      const denied = (typeof allowed === "string" ? allowed : allowed?.action) === "deny";
+      return denied ? allowed : repositoryCommand(kind, args) ?? allowed;
     },
     async run(args, ctx) {
       const picked = devCommand(kind, ctx.worktree, {
@@ -48,7 +64,14 @@ export function devTool(kind: DevKind): Tool {
           ok: false,
         };
       }
-      ctx.status(`$ ${picked.checked}`);
+      // In a worktree that is not trusted, what the detection chose (a package.json script is
+      // the repository's own command) is shown before it runs.
+      ctx.status(
+        `$ ${picked.checked}` +
+          (!ctx.trusted && picked.from
+            ? ` (chosen from ${picked.from}; this worktree is not trusted)`
+            : ""),
+      );
       const result = await runShell(picked.command, {
         cwd: ctx.worktree,
         worktree: ctx.worktree,

@@ -3,6 +3,8 @@ import { register_tools } from "../mod.ts";
 import { devTool } from "../src/dev_tools.ts";
 import { isAlive, makeContext, tempWorktree, text } from "../../svc-core-exec/tests/_ctx.ts";
 import { needs } from "../../../tests/_support/tools.ts";
+import { toolContext } from "../../../src/tool/context.ts";
+import { ConfigSchema } from "../../../src/config/schema.ts";
 
 const TEST_OK = "import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n" +
   "        self.assertEqual(1, 1)\n";
@@ -107,3 +109,33 @@ Deno.test("svc-core-dev registers code_test, code_lint and code_format in the ba
     ["code_format", "bash"],
   ]);
 });
+
+Deno.test(
+  "in an untrusted worktree the detected command is shown with what it was chosen from before it runs (needs npm)",
+  needs("npm"),
+  async () => {
+    using wt = tempWorktree();
+    Deno.writeTextFileSync(
+      `${wt.dir}/package.json`,
+      JSON.stringify({ scripts: { test: "echo npm-ok" } }),
+    );
+    const shown: string[] = [];
+    const context = (trusted: boolean) =>
+      toolContext({
+        worktree: wt.dir,
+        signal: new AbortController().signal,
+        config: ConfigSchema.parse({}),
+        session: "test",
+        headless: true,
+        trusted,
+        status: (line) => shown.push(line),
+      });
+    await devTool("test").run({}, context(false));
+    await devTool("test").run({}, context(true));
+    assert.deepEqual(shown, [
+      `$ npm test (chosen from package.json script "test": "echo npm-ok"; this worktree is not ` +
+      "trusted)",
+      "$ npm test",
+    ]);
+  },
+);
