@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Command } from "commander";
 import { buildProgram } from "../../src/cli/program.ts";
 import { sandbox, svc } from "../_support/cli.ts";
+import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 
 /** Every command path of the program: `[]` for svc itself, `["config", "set"]`, ... */
 function commandPaths(command: Command, path: string[] = []): string[][] {
@@ -12,14 +13,38 @@ Deno.test("every command and subcommand refuses an unknown flag with exit 2, the
   await using box = await sandbox();
   const paths = commandPaths(buildProgram(() => {}));
   assert.equal(paths.length > 12, true, `only ${paths.length} commands found`);
-  for (const path of paths) {
+  const expected = (path: string[]) => [
+    2,
+    "",
+    `error: unknown option '--frobnicate'\n(run "${
+      ["svc", ...path].join(" ")
+    } --help" for usage)\n`,
+  ];
+  // A few as whole processes (main.ts, its exit code), every one through the same entry in one
+  // process: the error comes from parsing, before any command runs.
+  for (const path of [[], ["run"], ["config", "set"], ["acp"]]) {
     const out = await svc([...path, "--frobnicate"], { cwd: box.worktree, env: box.env });
-    const name = ["svc", ...path].join(" ");
-    assert.deepEqual([out.code, out.stdout, out.stderr], [
-      2,
-      "",
-      `error: unknown option '--frobnicate'\n(run "${name} --help" for usage)\n`,
-    ], name);
+    assert.deepEqual([out.code, out.stdout, out.stderr], expected(path), path.join(" "));
+  }
+  const child = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...SVC_PERMISSIONS,
+      "--quiet",
+      new URL("./_usage_child.ts", import.meta.url).pathname,
+      JSON.stringify(paths),
+    ],
+    cwd: box.worktree,
+    env: box.env,
+    stdin: "null",
+  }).output();
+  const split = (text: string) => text.split(/^@@ \d+\n/m).slice(1);
+  const stdout = split(new TextDecoder().decode(child.stdout));
+  const stderr = split(new TextDecoder().decode(child.stderr));
+  assert.equal(stdout.length, paths.length, new TextDecoder().decode(child.stderr));
+  for (const [i, path] of paths.entries()) {
+    const [printed, code] = stdout[i].split(new RegExp(`^@@ ${i} (\\d+)\\n$`, "m"));
+    assert.deepEqual([Number(code), printed, stderr[i]], expected(path), path.join(" "));
   }
 });
 
@@ -90,6 +115,7 @@ Deno.test("a named command builds only itself; svc alone, help and a misspelt co
     "plugins",
     "serve",
     "mcp",
+    "acp",
     "trust",
     "types",
     "skills",
