@@ -19,7 +19,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** `svc serve`: the HTTP API over one shared, lock-serialized headless engine. */
 export function serveCommand(setExit: (code: number) => void): Command {
   return new Command("serve")
-    .description("Serve the HTTP API: POST /chat, GET /sessions, /health, /version, POST /mcp")
+    .description(
+      "Serve the HTTP API: POST /chat (JSON or streamed), sessions, live approvals, jobs, " +
+        "GET /openapi.json, /health, /version and POST /mcp (docs/serving.md)",
+    )
     .option("--host <host>", "bind address", "127.0.0.1")
     .option("--port <port>", "port, 0 picks a free one (default: SVC_PORT, else 8787)")
     .option("--path <dir>", "worktree (default: SVC_PATH, else the current directory)")
