@@ -4,10 +4,13 @@
  * after another in one `deno test` process; every other file runs in a second process at the
  * same time, `--parallel`. The first process's output is printed as it comes, the second's
  * after it; the last line sums both in deno's own format (`ok | N passed | N failed | ...`), and
- * the exit code is non-zero when either failed. Arguments (files or folders) run as plain
- * `deno test -A --quiet <args>`.
+ * the exit code is non-zero when either failed. The type check of every test file runs beside
+ * them in a third process (`deno check`) instead of before each: its seconds overlap the tests
+ * rather than delay them, and a type error still fails the run (counted as one failure). The
+ * known slow files start first (test_files.ts), so the last minute does not wait on one of them.
+ * Arguments (files or folders) run as plain `deno test -A --quiet <args>`.
  */
-import { changesProcessState, findTestFiles } from "./test_files.ts";
+import { changesProcessState, findTestFiles, slowFirst } from "./test_files.ts";
 import { scriptArgs } from "./script_args.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -26,7 +29,9 @@ const args = scriptArgs(
     "runs just those with deno test.",
   Deno.args,
 );
-if (args.length) Deno.exit(await run(args, "inherit").then((r) => r.code));
+if (args.length) {
+  Deno.exit(await run(["test", "-A", "--quiet", ...args], "inherit").then((r) => r.code));
+}
 
 const files = findTestFiles(ROOT, ["tests", "plugins"]);
 const read = (path: string) => {
@@ -37,18 +42,24 @@ const read = (path: string) => {
   }
 };
 const serial = files.filter((file) => changesProcessState(file, read));
-const parallel = files.filter((file) => !serial.includes(file));
+const parallel = slowFirst(files.filter((file) => !serial.includes(file)));
 const started = performance.now();
-const [shared, alone] = await Promise.all([
-  run(["--parallel", ...parallel], "inherit"),
-  run(serial, "piped"),
+const test = ["test", "-A", "--quiet", "--no-check"];
+const [shared, alone, types] = await Promise.all([
+  run([...test, "--parallel", ...parallel], "inherit"),
+  run([...test, ...serial], "piped"),
+  run(["check", "--quiet", ...files], "piped"),
 ]);
 await Deno.stdout.write(alone.output);
+if (types.code !== 0) {
+  await Deno.stdout.write(types.output);
+  console.log("\nFAILED: the type check of the test files (deno check) found errors, above");
+}
 const total = (key: "passed" | "failed" | "ignored") =>
   [shared.text, new TextDecoder().decode(alone.output)]
     .map((text) => Number(new RegExp(`\\| (\\d+) ${key}`).exec(lastSummary(text))?.[1] ?? 0))
-    .reduce((a, b) => a + b, 0);
-const failed = shared.code !== 0 || alone.code !== 0;
+    .reduce((a, b) => a + b, 0) + (key === "failed" && types.code !== 0 ? 1 : 0);
+const failed = shared.code !== 0 || alone.code !== 0 || types.code !== 0;
 const seconds = Math.round((performance.now() - started) / 1000);
 console.log(
   `\n${failed ? "FAILED" : "ok"} | ${total("passed")} passed | ${total("failed")} failed | ` +
@@ -74,16 +85,16 @@ function lastSummary(text: string): string {
   return plain.split("\n").filter((line) => /^(ok|FAILED) \| /.test(line)).at(-1) ?? "";
 }
 
-/** `deno test -A --quiet <files>`; "inherit" prints as it runs, "piped" keeps the output. */
+/** `deno <args>` (a test or check run); "inherit" prints as it runs, "piped" keeps the output. */
 async function run(
-  testArgs: string[],
+  denoArgs: string[],
   output: "inherit" | "piped",
 ): Promise<{ code: number; text: string; output: Uint8Array }> {
-  if (!testArgs.some((a) => !a.startsWith("-"))) {
+  if (!denoArgs.slice(1).some((a) => !a.startsWith("-"))) {
     return { code: 0, text: "", output: new Uint8Array() };
   }
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--quiet", ...testArgs],
+    args: denoArgs,
     cwd: ROOT,
     env: { DENO_JOBS: jobs() },
     stdin: "null",

@@ -18,6 +18,27 @@ const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["'](\.{1,
  */
 const OWN_SUITES = new Set(["tests/deploy/containers"]);
 
+/**
+ * The files that take longest (they build and install svc, race thousands of writes or run many
+ * svc processes), longest first: `deno test --parallel` starts files in the order given, so these
+ * start first and the run does not end waiting on one of them.
+ */
+const SLOW = [
+  "tests/cli/installed_build.test.ts",
+  "plugins/svc-core-edit/tests/file_write_race_installed.test.ts",
+  "tests/cli/run.test.ts",
+  "tests/eval/cli.test.ts",
+  "tests/fleet/fleet_e2e.test.ts",
+  "plugins/svc-core-mcp/tests/cli.test.ts",
+  "tests/cli/npm_wrapper.test.ts",
+];
+
+/** `files` with the known slow ones first, longest first; the rest keep their order. */
+export function slowFirst(files: readonly string[]): string[] {
+  const slow = SLOW.filter((file) => files.includes(file));
+  return [...slow, ...files.filter((file) => !slow.includes(file))];
+}
+
 /** The test files (`*.test.ts`) under `roots`, relative to `base`, sorted. */
 export function findTestFiles(base: string, roots: readonly string[]): string[] {
   const found: string[] = [];

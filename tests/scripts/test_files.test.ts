@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { changesProcessState } from "../../scripts/test_files.ts";
+import { changesProcessState, slowFirst } from "../../scripts/test_files.ts";
 
 /** A reader over an in-memory tree of modules. */
 function tree(files: Record<string, string>) {
@@ -35,4 +35,19 @@ Deno.test("a test file runs alone when a helper it imports by a relative path ch
   assert.equal(changesProcessState("tests/jobs/daemon.test.ts", read), true);
   assert.equal(changesProcessState("tests/jobs/states.test.ts", read), false);
   assert.equal(changesProcessState("tests/cli/run.test.ts", read), false);
+});
+
+Deno.test("the known slow test files start first, longest first, and the others keep their order", () => {
+  const files = [
+    "plugins/a.test.ts",
+    "tests/cli/run.test.ts",
+    "tests/b.test.ts",
+    "tests/cli/installed_build.test.ts",
+  ];
+  assert.deepEqual(slowFirst(files), [
+    "tests/cli/installed_build.test.ts",
+    "tests/cli/run.test.ts",
+    "plugins/a.test.ts",
+    "tests/b.test.ts",
+  ]);
 });
