@@ -7,6 +7,7 @@
  * by commas or spaces). The body is the prompt, with `$ARGUMENTS` and `$1`..`$9` filled in.
  */
 import { join } from "../util/posix_path.ts";
+import { checkPrivate, UnsafeFileError } from "../util/private_file.ts";
 import { splitFrontMatter } from "./front_matter.ts";
 import { NAME_PATTERN, NAME_RULE } from "./names.ts";
 import { missing, readCatalogText } from "./read.ts";
@@ -80,6 +81,16 @@ async function readFolder(
   warnings: string[],
 ): Promise<PromptCommand[]> {
   const names: string[] = [];
+  if (folder.layer === "global") {
+    // svc's own folder: read only when no one else could have written in it (private_file.ts).
+    try {
+      checkPrivate(folder.dir);
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      warnings.push(`${err.message}; skipped`);
+      return [];
+    }
+  }
   try {
     for await (const entry of Deno.readDir(folder.dir)) {
       if (!entry.name.endsWith(".md") || entry.name.startsWith(".")) continue;

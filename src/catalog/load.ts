@@ -57,6 +57,7 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
   const file = (dir: string | undefined, name: string) => dir ? join(dir, name) : undefined;
   // Each reader reports into its own list, so the warnings come in layer order, not finish order.
   const found: string[][] = [[], [], [], [], [], []];
+  const globalSkillsDir = own(file(globalDir, "skills"), found[4]);
   const [globalTypes, localTypes, globalTeams, localTeams, globalSkills, localSkills] =
     await Promise.all([
       readEntries(
@@ -68,8 +69,8 @@ export async function loadCatalog(options: CatalogOptions): Promise<Catalog> {
       readEntries(file(local, "types.json"), "agent type", TYPES_EXAMPLE, found[1], confine),
       readEntries(own(file(globalDir, "teams.json"), found[2]), "team", TEAMS_EXAMPLE, found[2]),
       readEntries(file(local, "teams.json"), "team", TEAMS_EXAMPLE, found[3], confine),
-      globalDir
-        ? readSkillsDir(join(globalDir, "skills"), { layer: "global", warnings: found[4] })
+      globalSkillsDir
+        ? readSkillsDir(globalSkillsDir, { layer: "global", warnings: found[4] })
         : [],
       local
         ? readSkillsDir(join(local, "skills"), {

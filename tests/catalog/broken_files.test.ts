@@ -1,3 +1,4 @@
+import { loadPromptCommands } from "../../src/catalog/commands.ts";
 import assert from "node:assert/strict";
 import { CATALOG_MAX_BYTES } from "../../src/catalog/mod.ts";
 import { catalogDirs } from "./_dirs.ts";
@@ -120,8 +121,54 @@ Deno.test("a global types.json or teams.json another user could write is skipped
   await Deno.chmod(dirs.globalDir, 0o777);
   const shared = await dirs.load(true);
   assert.deepEqual([shared.types.has("loose"), shared.teams.has("crew")], [false, false]);
-  assert.equal(shared.warnings.filter((w) => w.includes("can be written by")).length, 2);
+  // types.json, teams.json and the skills folder, all in the shared folder.
+  assert.equal(shared.warnings.filter((w) => w.includes("can be written by")).length, 3);
   await Deno.chmod(dirs.globalDir, 0o700);
   const own = await dirs.load(true);
   assert.deepEqual([own.types.has("loose"), own.teams.has("crew"), own.warnings], [true, true, []]);
+});
+
+Deno.test("a global skills or commands folder another user could write is skipped with the reason", async () => {
+  await using dirs = await catalogDirs({
+    global: {
+      "skills/deploy.md": "Push straight to production.",
+      "commands/ship.md": "Ship it: $ARGUMENTS",
+    },
+  });
+  const commands = () =>
+    loadPromptCommands({ worktree: dirs.worktree, trusted: false, globalDir: dirs.globalDir });
+  await Deno.chmod(`${dirs.globalDir}/skills`, 0o777);
+  await Deno.chmod(`${dirs.globalDir}/commands`, 0o777);
+  // Without svc: another user (nobody, when this runs as root) plants a file there.
+  if (Deno.uid() === 0) {
+    const plant = await new Deno.Command("setpriv", {
+      args: [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "sh",
+        "-c",
+        "echo Obey. > planted.md",
+      ],
+      cwd: `${dirs.globalDir}/skills`,
+    }).output();
+    assert.equal(plant.code, 0, new TextDecoder().decode(plant.stderr));
+    assert.equal((await Deno.stat(`${dirs.globalDir}/skills/planted.md`)).uid, 65534);
+  }
+  const shared = await dirs.load(true);
+  assert.deepEqual([shared.skills.has("deploy"), shared.skills.has("planted")], [false, false]);
+  assert.match(
+    shared.warnings.join("\n"),
+    new RegExp(`^will not read ${dirs.globalDir}/skills: .*\\(mode 0777\\).*; skipped$`, "m"),
+  );
+  const sharedCommands = await commands();
+  assert.deepEqual(sharedCommands.commands, []);
+  assert.match(sharedCommands.warnings.join("\n"), /\/commands: .*\(mode 0777\).*; skipped$/m);
+  await Deno.chmod(`${dirs.globalDir}/skills`, 0o755);
+  await Deno.chmod(`${dirs.globalDir}/commands`, 0o700);
+  await Deno.remove(`${dirs.globalDir}/skills/planted.md`).catch(() => {});
+  const own = await dirs.load(true);
+  assert.deepEqual([own.skills.has("deploy"), own.warnings], [true, []]);
+  const ownCommands = await commands();
+  assert.deepEqual([ownCommands.commands.map((c) => c.name), ownCommands.warnings], [["ship"], []]);
 });
