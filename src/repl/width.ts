@@ -4,7 +4,8 @@
  * emoji with their variation selectors, skin tones and joiners) comes from `string-width`, which
  * follows the Unicode tables, so text wraps where the terminal wraps it. The library loads right
  * after the first prompt is painted (`loadWidths`), off the path to it; until then, while only
- * svc's own prompt and status line are on screen, a grapheme outside ASCII counts one cell.
+ * svc's own prompt and status line are on screen, a code point outside ASCII counts one cell (and
+ * nothing is segmented: the segmenter's first use loads ICU's data).
  */
 
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
@@ -63,7 +64,11 @@ function* graphemes(text: string): Iterable<string> {
     const run = text.slice(i, j);
     i = j;
     if (run.length === 1 || (run.length === 2 && run.codePointAt(0)! > 0xffff)) yield run;
-    else {
+    else if (!stringWidth) {
+      // Before the tables load (the first paint), code points: Intl.Segmenter's first use loads
+      // ICU's data, tens of milliseconds on the path to the first prompt.
+      yield* run;
+    } else {
       segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
       for (const s of segmenter.segment(run)) yield s.segment;
     }
