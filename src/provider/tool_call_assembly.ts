@@ -110,12 +110,14 @@ export class ToolCallAssembly {
 function startsNew(call: PartialCall, part: { id: string; name: string; args: string }): boolean {
   if (part.id && call.id) return part.id !== call.id;
   if (part.name && call.name && part.name !== call.name) return true;
-  return isWholeObject(call.arguments) && isWholeObject(part.args);
+  // The fragment first: it is small and rarely whole, so the call's (growing) arguments are
+  // parsed only when a whole object arrives, not on every fragment that ends in "}".
+  return isWholeObject(part.args) && isWholeObject(call.arguments);
 }
 
 /** Appends a fragment; whole arguments sent again for a call that has them are not repeated. */
 function appendArguments(call: PartialCall, args: string): void {
-  if (isWholeObject(call.arguments) && isWholeObject(args)) return;
+  if (isWholeObject(args) && isWholeObject(call.arguments)) return;
   call.arguments += args;
 }
 

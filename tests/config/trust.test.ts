@@ -6,32 +6,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { resolveConnection, setEntry } from "../../src/provider/mod.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { readProjectInstructions } from "../../src/engine/system_prompt.ts";
-
-/** A temp HOME and worktree; `local` becomes the worktree's .svc/config.json. */
-async function withWorktree(
-  files: { global?: unknown; local?: unknown },
-  fn: (worktree: string, home: string) => Promise<void>,
-): Promise<void> {
-  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-home-" }));
-  const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-work-" }));
-  const oldHome = Deno.env.get("HOME");
-  Deno.env.set("HOME", home);
-  try {
-    await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
-    await Deno.mkdir(`${worktree}/.svc`, { recursive: true });
-    if (files.global) {
-      await Deno.writeTextFile(`${home}/.config/svc/config.json`, JSON.stringify(files.global));
-    }
-    if (files.local) {
-      await Deno.writeTextFile(`${worktree}/.svc/config.json`, JSON.stringify(files.local));
-    }
-    await fn(worktree, home);
-  } finally {
-    if (oldHome) Deno.env.set("HOME", oldHome);
-    await Deno.remove(home, { recursive: true });
-    await Deno.remove(worktree, { recursive: true });
-  }
-}
+import { withWorktree } from "../_support/temp_home.ts";
 
 const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, unknown, string[]]> =
   [

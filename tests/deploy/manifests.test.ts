@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/launch/svc_command.ts";
+import { IMAGE_ENTRYPOINT } from "./_entrypoint.ts";
 
 const DEPLOY = new URL("../../deploy/", import.meta.url).pathname;
 
@@ -158,8 +158,7 @@ Deno.test("deploy/k8s is a kustomization of one agent: a Deployment probed on /h
   );
   assert.ok(
     script.endsWith(
-      ["exec deno run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet /opt/svc/main.ts serve"]
-        .join(" ") + ' "$@"',
+      ["exec", ...IMAGE_ENTRYPOINT].join(" ") + ' "$@"',
     ),
     script,
   );
@@ -210,15 +209,7 @@ Deno.test("the Dockerfile runs svc serve as a non-root user with svc's permissio
   assert.deepEqual(of("EXPOSE"), ["EXPOSE 8787"]);
   const [entry] = of("ENTRYPOINT");
   const argv = JSON.parse(entry.slice("ENTRYPOINT ".length));
-  assert.deepEqual(argv, [
-    "deno",
-    "run",
-    ...SVC_PERMISSIONS,
-    ...SVC_V8_FLAGS,
-    "--quiet",
-    "/opt/svc/main.ts",
-    "serve",
-  ]);
+  assert.deepEqual(argv, IMAGE_ENTRYPOINT);
   const commands = instructions.join("\n");
   assert.ok(!/\s-A\b/.test(commands) && !commands.includes("--allow-all"), commands);
   const [check] = of("HEALTHCHECK");

@@ -2,35 +2,10 @@ import assert from "node:assert/strict";
 import { Runtime } from "../../src/runtime/runtime.ts";
 import { setEntry } from "../../src/provider/mod.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
-
-/** A temp HOME with `global` as its config, and a worktree with `local` as `.svc/config.json`. */
-async function withHome(
-  files: { global?: unknown; local?: unknown },
-  fn: (worktree: string) => Promise<void>,
-): Promise<void> {
-  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-home-" }));
-  const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-work-" }));
-  const oldHome = Deno.env.get("HOME");
-  Deno.env.set("HOME", home);
-  try {
-    await Deno.mkdir(`${home}/.config/svc`, { recursive: true });
-    await Deno.mkdir(`${worktree}/.svc`, { recursive: true });
-    if (files.global) {
-      await Deno.writeTextFile(`${home}/.config/svc/config.json`, JSON.stringify(files.global));
-    }
-    if (files.local) {
-      await Deno.writeTextFile(`${worktree}/.svc/config.json`, JSON.stringify(files.local));
-    }
-    await fn(worktree);
-  } finally {
-    if (oldHome) Deno.env.set("HOME", oldHome);
-    await Deno.remove(home, { recursive: true });
-    await Deno.remove(worktree, { recursive: true });
-  }
-}
+import { withWorktree } from "../_support/temp_home.ts";
 
 Deno.test("a headless runtime tells its front-end once that no API key is stored for the provider", async () => {
-  await withHome({ global: { provider: "openai", model: "gpt-x" } }, async (worktree) => {
+  await withWorktree({ global: { provider: "openai", model: "gpt-x" } }, async (worktree) => {
     const told: string[] = [];
     const runtime = await Runtime.load({ path: worktree, warn: (w) => told.push(w) });
     try {
@@ -48,7 +23,7 @@ Deno.test("a headless runtime tells its front-end once that no API key is stored
 Deno.test("a headless runtime says a stored key was withheld from an untrusted base_url", async () => {
   const fake = await startFakeProvider([{ text: "hi" }]);
   try {
-    await withHome(
+    await withWorktree(
       { local: { provider: "openai", base_url: fake.url, model: "m" } },
       async (wt) => {
         await setEntry("openai", { api_key: "sk-stored" });
@@ -71,7 +46,7 @@ Deno.test("a headless runtime says a stored key was withheld from an untrusted b
 });
 
 Deno.test("--base-url without --provider names the server: not the config's provider or its key", async () => {
-  await withHome({ global: { provider: "openai", model: "m" } }, async (worktree) => {
+  await withWorktree({ global: { provider: "openai", model: "m" } }, async (worktree) => {
     await setEntry("openai", { api_key: "sk-stored" });
     const runtime = await Runtime.load({ path: worktree, baseUrl: "http://127.0.0.1:9/v1" });
     try {

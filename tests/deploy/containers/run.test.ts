@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeProvider } from "../../_support/fake_provider.ts";
-import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../../src/launch/svc_command.ts";
+import { IMAGE_ENTRYPOINT } from "../_entrypoint.ts";
 import { buildSvcImage, imageSize, SVC_IMAGE } from "./_images.ts";
 import {
   freePort,
@@ -174,13 +174,7 @@ Deno.test({
           const argv = (await podman(["exec", name, "cat", "/proc/1/cmdline"])).split("\0")
             .filter(Boolean);
           assert.deepEqual(argv, [
-            "deno",
-            "run",
-            ...SVC_PERMISSIONS,
-            ...SVC_V8_FLAGS,
-            "--quiet",
-            "/opt/svc/main.ts",
-            "serve",
+            ...IMAGE_ENTRYPOINT,
             "--host",
             "0.0.0.0",
             "--token-file",
