@@ -62,6 +62,22 @@ if echo "$command" | grep -q 'rm -rf'; then
 fi
 exit 0`;
 
+/**
+ * A turn (session "t") in which the model runs one command (`ls` unless given), then answers
+ * "ok"; the tools record their calls in `calls`.
+ */
+async function commandTurn(
+  config: Record<string, unknown>,
+  options: { calls: Array<[string, Record<string, unknown>]>; command?: string },
+) {
+  const h = await harness([
+    { tool_calls: [{ name: "run_command", arguments: { command: options.command ?? "ls" } }] },
+    { text: "ok" },
+  ], { tools: recordingTools(options.calls), config });
+  await h.engine.runTurn("go", { session: h.store.create("t") });
+  return h;
+}
+
 Deno.test({
   name: "a PreToolUse hook in Claude Code's format denies Bash and the model sees why",
   ignore: noJq,
@@ -144,23 +160,15 @@ Deno.test("a hook's allow never loosens a policy deny, and answers an ask only a
     `echo '{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"fine"}}'`,
   );
   const calls: Array<[string, Record<string, unknown>]> = [];
-  await using denied = await harness([
-    { tool_calls: [{ name: "run_command", arguments: { command: "ls" } }] },
-    { text: "ok" },
-  ], {
-    tools: recordingTools(calls),
-    config: { tool_permission: { bash: "deny" }, hooks: hooksOf("PreToolUse", "*", hook) },
-  });
-  await denied.engine.runTurn("go", { session: denied.store.create("t") });
+  await using _denied = await commandTurn({
+    tool_permission: { bash: "deny" },
+    hooks: hooksOf("PreToolUse", "*", hook),
+  }, { calls });
   assert.equal(calls.length, 0);
-  await using asked = await harness([
-    { tool_calls: [{ name: "run_command", arguments: { command: "ls" } }] },
-    { text: "ok" },
-  ], {
-    tools: recordingTools(calls),
-    config: { tool_permission: { bash: "ask" }, hooks: hooksOf("PreToolUse", "Bash", hook) },
-  });
-  await asked.engine.runTurn("go", { session: asked.store.create("t") });
+  await using asked = await commandTurn({
+    tool_permission: { bash: "ask" },
+    hooks: hooksOf("PreToolUse", "Bash", hook),
+  }, { calls });
   assert.equal(calls.length, 1);
   const stored = await readStored(asked, "t");
   assert.equal(stored.permissions[0].by, "approver");
@@ -175,14 +183,10 @@ Deno.test("a PostToolUse hook sees tool_response and its feedback reaches the mo
     "post.sh",
     `cat > ${seen}\necho "checked by post hook" >&2\nexit 2`,
   );
-  await using h = await harness([
-    { tool_calls: [{ name: "run_command", arguments: { command: "ls" } }] },
-    { text: "ok" },
-  ], {
-    tools: recordingTools([]),
-    config: { tool_permission: { bash: "allow" }, hooks: hooksOf("PostToolUse", "Bash", hook) },
-  });
-  await h.engine.runTurn("go", { session: h.store.create("t") });
+  await using h = await commandTurn({
+    tool_permission: { bash: "allow" },
+    hooks: hooksOf("PostToolUse", "Bash", hook),
+  }, { calls: [] });
   const input = JSON.parse(await Deno.readTextFile(seen));
   assert.equal(input.hook_event_name, "PostToolUse");
   assert.equal(input.tool_name, "Bash");
@@ -212,14 +216,10 @@ Deno.test("a headless ask is approved by a PermissionRequest hook, recorded by a
     `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`,
   );
   const calls: Array<[string, Record<string, unknown>]> = [];
-  await using h = await harness([
-    { tool_calls: [{ name: "run_command", arguments: { command: "make" } }] },
-    { text: "ok" },
-  ], {
-    tools: recordingTools(calls),
-    config: { tool_permission: { bash: "ask" }, hooks: hooksOf("PermissionRequest", "Bash", hook) },
-  });
-  await h.engine.runTurn("go", { session: h.store.create("t") });
+  await using h = await commandTurn({
+    tool_permission: { bash: "ask" },
+    hooks: hooksOf("PermissionRequest", "Bash", hook),
+  }, { calls, command: "make" });
   assert.equal(calls.length, 1);
   const stored = await readStored(h, "t");
   assert.equal(stored.permissions[0].by, "approver");
@@ -314,17 +314,10 @@ Deno.test("garbage output is a reported error; with fail_closed a crash denies",
   });
   assert.equal(calls.length, 1);
   assert.ok(warnings.some((m) => /not a JSON object/.test(m)));
-  await using closed = await harness([
-    { tool_calls: [{ name: "run_command", arguments: { command: "ls" } }] },
-    { text: "ok" },
-  ], {
-    tools: recordingTools(calls),
-    config: {
-      tool_permission: { bash: "allow" },
-      hooks: hooksOf("PreToolUse", "Bash", crash, { fail_closed: true }),
-    },
-  });
-  await closed.engine.runTurn("go", { session: closed.store.create("t") });
+  await using _closed = await commandTurn({
+    tool_permission: { bash: "allow" },
+    hooks: hooksOf("PreToolUse", "Bash", crash, { fail_closed: true }),
+  }, { calls });
   assert.equal(calls.length, 1);
 });
 
