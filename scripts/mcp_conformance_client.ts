@@ -10,6 +10,7 @@
  * the scenario's context go in `oauth`), runs `svc mcp login` with a $BROWSER script that follows
  * the authorization redirect with curl, then connects through svc's connection code, lists the
  * tools and calls each; a connection that says to sign in again (a step-up) logs in once more.
+ * A machine-client scenario (client_credentials) configures `oauth.grant` and connects directly.
  */
 import { openConnection } from "../plugins/svc-core-mcp/src/client/connection.ts";
 import { McpServerSchema } from "../src/config/schema.ts";
@@ -24,6 +25,21 @@ const home = await Deno.makeTempDir({ prefix: "svc-conformance-" });
 const oauth: Record<string, string> = {};
 if (context.client_id) oauth.client_id = context.client_id;
 if (context.client_secret) oauth.client_secret = context.client_secret;
+// A machine client (client_credentials): its admin names the authorization server it trusts
+// with the credentials (here found as svc's own sign-in would) and, for private_key_jwt, the
+// key's file; there is no login.
+const machine = scenario.startsWith("auth/client-credentials");
+if (machine) {
+  oauth.grant = "client_credentials";
+  const { discoverOAuthServerInfo } = await import("@modelcontextprotocol/client");
+  const found = await discoverOAuthServerInfo(url);
+  oauth.issuer = found.authorizationServerMetadata?.issuer ?? found.authorizationServerUrl;
+  if (context.private_key_pem) {
+    oauth.private_key_file = `${home}/client-key.pem`;
+    await Deno.writeTextFile(oauth.private_key_file, context.private_key_pem, { mode: 0o600 });
+    oauth.signing_algorithm = context.signing_algorithm ?? "ES256";
+  }
+}
 // svc publishes no client ID metadata document: one is used only when configured, as here.
 if (scenario === "auth/basic-cimd") {
   oauth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
@@ -80,7 +96,7 @@ async function connectAndCall(): Promise<void> {
 
 let code = 1;
 try {
-  if (await login()) {
+  if (machine || await login()) {
     // A person signs in again when told to; this one gives up after three sign-ins in all.
     for (let attempt = 0; attempt < 3; attempt++) {
       try {

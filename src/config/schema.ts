@@ -35,6 +35,29 @@ const MCP_NAME_RULE =
 /** An HTTP header name (an RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** What is wrong with an `oauth` block's machine-client (client_credentials) settings, if any. */
+function machineProblem(
+  oauth:
+    | { grant?: string; client_id?: string; client_secret?: string } & Record<string, unknown>
+    | undefined,
+): string | undefined {
+  if (oauth?.grant !== "client_credentials") {
+    const stray = ["issuer", "private_key_file", "signing_algorithm"].find((k) => oauth?.[k]);
+    return stray && `oauth.${stray} applies to oauth.grant "client_credentials" only`;
+  }
+  if (!oauth.client_id) return 'oauth.grant "client_credentials" needs oauth.client_id';
+  if (!oauth.issuer) {
+    return 'oauth.grant "client_credentials" needs oauth.issuer (the authorization server ' +
+      "trusted with the credentials)";
+  }
+  if (Boolean(oauth.client_secret) === Boolean(oauth.private_key_file)) {
+    return 'oauth.grant "client_credentials" needs one of oauth.client_secret ' +
+      "(client_secret_basic) or oauth.private_key_file (private_key_jwt)";
+  }
+  if (oauth.client_metadata_url) return "oauth.client_metadata_url applies to people's sign-in";
+  return undefined;
+}
+
 /** One `mcp.servers` entry: an MCP server svc may connect to (see docs/mcp_client.md). */
 export const McpServerSchema = z.strictObject({
   name: z.string().regex(MCP_NAME, MCP_NAME_RULE),
@@ -61,6 +84,14 @@ export const McpServerSchema = z.strictObject({
       "must be an https:// URL with a path",
     ).optional(),
     scope: z.string().min(1).optional(),
+    /** `client_credentials`: a machine client that signs in by itself (no person, no login). */
+    grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+    /** client_credentials: the authorization server's issuer, the only one given the credentials. */
+    issuer: z.string().regex(/^https?:\/\//, "must be an http(s):// URL").optional(),
+    /** client_credentials with private_key_jwt: the PEM private key's file (0600, yours). */
+    private_key_file: z.string().min(1).optional(),
+    /** The key's JWS algorithm (default RS256). */
+    signing_algorithm: z.string().min(1).optional(),
   }).optional(),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
@@ -87,6 +118,8 @@ export const McpServerSchema = z.strictObject({
   if (server.oauth?.client_secret && !server.oauth.client_id) {
     problem("oauth", "oauth.client_secret needs oauth.client_id (the pre-registered client)");
   }
+  const machine = machineProblem(server.oauth);
+  if (machine) problem("oauth", machine);
   if (server.url === undefined) problem("url", "transport http needs url (the MCP endpoint)");
   else if (!/^https?:$/.test(URL.parse(server.url)?.protocol ?? "")) {
     problem("url", `url must be an http:// or https:// address, not ${JSON.stringify(server.url)}`);

@@ -52,7 +52,7 @@ export function engineInvokeEnv(
     audit,
     ...(deps.hooks ? { hooks: toolHooks(deps, env) } : {}),
     ...(env.checkpoint ? { beforeRun: checkpointShell(env.checkpoint) } : {}),
-    context: (tool, call) =>
+    context: (tool, { callId, ...call }) =>
       toolContext({
         ...call,
         worktree: deps.worktree,
@@ -62,6 +62,15 @@ export function engineInvokeEnv(
         session: env.session.name,
         signal: env.signal,
         ask: env.ask,
+        elicit: deps.elicitation
+          ? (request) =>
+            deps.elicitation!(request, {
+              session: env.session.name,
+              callId,
+              signal: env.signal,
+              audit: (record) => env.session.appendPermission(record),
+            })
+          : undefined,
         delegate: env.delegate,
         status: (message) => env.emit({ type: "status", message }),
         host: tool.usesHost ? deps.tools.hostFor?.(tool) : undefined,

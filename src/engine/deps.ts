@@ -3,6 +3,7 @@ import type { Config, ToolPermission } from "../config/schema.ts";
 import type { ChatClient, Reasoning } from "../provider/types.ts";
 import type { SessionLog } from "../session/log.ts";
 import type { Approver } from "../tool/approval.ts";
+import type { ElicitationApprover } from "../tool/elicitation_approver.ts";
 import type { HookRunner } from "../tool/hooks.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
 import type { AskRequest, FileAccess, TerminalRunner, Tool, ToolHost } from "../tool/types.ts";
@@ -112,6 +113,8 @@ export interface EngineDeps {
   hooks?: HookRunner;
   /** The run's `--permission-prompt-tool`, inherited by derived engines. */
   permissionPromptTool?: string;
+  /** The configured approver of MCP servers' questions (elicitation_approver.ts), when any. */
+  elicitation?: ElicitationApprover;
   /** The time the environment block's date is taken from; default the real clock (tests fake it). */
   clock?: Clock;
   /** The file tools' backend when it is not the disk (an ACP editor's); derived engines share it. */

@@ -5,7 +5,24 @@
  */
 import type { Config } from "../config/schema.ts";
 import type { Tool, ToolHost } from "../tool/types.ts";
-export type { AskRequest, Tool, ToolContext, ToolHost, ToolOutput } from "../tool/types.ts";
+export type {
+  AskRequest,
+  ElicitationDecision,
+  ElicitationRequest,
+  Tool,
+  ToolContext,
+  ToolHost,
+  ToolOutput,
+} from "../tool/types.ts";
+/** An MCP server's form question: its fields' choices and the checks of an answer. */
+export {
+  type Choice,
+  choicesOf,
+  type FieldSchema,
+  type FieldValue,
+  type FormSchema,
+  parseField,
+} from "../tool/elicitation_form.ts";
 import type { PluginHookDef } from "../tool/hooks.ts";
 export type { HookEvent, PluginHookDef } from "../tool/hooks.ts";
 export type { ArgsOf, SchemaBuilder, Zod } from "../tool/arg_schema.ts";

@@ -7,6 +7,7 @@
 import * as z from "zod";
 import { ITEM, type Registrations } from "./registrars.ts";
 import type { RegistrationData } from "./sandbox_protocol.ts";
+import type { ElicitationRequest } from "../tool/types.ts";
 
 const text = z.string().max(1_000_000);
 const name = z.string().min(1).max(200);
@@ -75,4 +76,17 @@ function denyOnly(type: Record<string, unknown>): Record<string, unknown> {
   if (!permission) return type;
   const kept = Object.fromEntries(Object.entries(permission).filter(([, v]) => v === "deny"));
   return { ...type, tool_permission: kept };
+}
+
+const ELICITATION = z.object({
+  server: name,
+  message: text,
+  mode: z.string().max(200),
+  requested_schema: z.record(z.string(), z.unknown()),
+});
+
+/** A server's question a Worker puts to the configured approver, when it has the right shape. */
+export function elicitationRequest(value: unknown): ElicitationRequest | undefined {
+  const parsed = ELICITATION.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }

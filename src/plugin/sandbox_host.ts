@@ -9,7 +9,7 @@
  */
 import { pathToFileURL } from "../util/file_url.ts";
 import type { Config } from "../config/schema.ts";
-import type { ToolContext, ToolOutput } from "../tool/types.ts";
+import type { ElicitationDecision, ToolContext, ToolOutput } from "../tool/types.ts";
 import { toolImages } from "../tool/images.ts";
 import type { PluginGrant } from "./grant.ts";
 import { HOOKS } from "./registrars.ts";
@@ -19,6 +19,7 @@ import type {
   RegistrationData,
   WorkerMessage,
 } from "./sandbox_protocol.ts";
+import { elicitationRequest } from "./sandbox_data.ts";
 import { openTransport, type Transport } from "./sandbox_transport.ts";
 import type { JailPlace } from "./plugin_jail.ts";
 
@@ -137,6 +138,7 @@ export class PluginSandbox {
       trusted: ctx.trusted === true,
       outsideApproved: ctx.outsideApproved === true,
       delegate: typeof ctx.delegate === "function",
+      elicit: typeof ctx.elicit === "function",
       configId,
       ...(this.#sent.has(configId) ? {} : { config: sandboxConfig(ctx.config) }),
     };
@@ -311,6 +313,9 @@ export class PluginSandbox {
       case "ask":
         this.#answer(message.req, message.id, () => this.#ask(message.id, message.request));
         break;
+      case "elicit":
+        this.#answer(message.req, message.id, () => this.#elicit(message.id, message.request));
+        break;
       case "delegate":
         this.#answer(
           message.req,
@@ -352,6 +357,13 @@ export class PluginSandbox {
       ...(Array.isArray(r.options) ? { options: r.options.map(String) } : {}),
       target: r.target === "lead" ? "lead" : "human",
     });
+  }
+
+  /** Puts a server's question to the configured approver; null (undecided) when there is none. */
+  #elicit(id: number, request: unknown): Promise<ElicitationDecision | null> {
+    const elicit = this.#pending.get(id)?.ctx?.elicit;
+    const checked = elicitationRequest(request);
+    return elicit && checked ? elicit(checked) : Promise.resolve(null);
   }
 
   /**

@@ -4,7 +4,7 @@
  * comes back as a result; cancellation, status lines, questions and delegation are messages too.
  */
 import type { Config } from "../config/schema.ts";
-import type { AskRequest, ToolOutput } from "../tool/types.ts";
+import type { AskRequest, ElicitationRequest, ToolOutput } from "../tool/types.ts";
 import type { Registrations } from "./registrars.ts";
 
 /**
@@ -62,6 +62,8 @@ export interface CallContext {
   outsideApproved: boolean;
   /** Whether `ctx.delegate` exists (the engine can delegate). */
   delegate: boolean;
+  /** Whether `ctx.elicit` exists (a configured approver answers servers' questions). */
+  elicit: boolean;
   configId: number;
   config?: Config;
 }
@@ -74,7 +76,7 @@ export type HostMessage =
   /** Run hook `hook` on the event's input; the result's content is what a command would print. */
   | { t: "hook"; id: number; hook: number; input: Record<string, unknown> }
   | { t: "cancel"; id: number }
-  /** The answer to a Worker's `ask` or `delegate` request `req`. */
+  /** The answer to a Worker's `ask`, `elicit` or `delegate` request `req`. */
   | { t: "answer"; req: number; value: unknown };
 
 /** From the Worker to svc. */
@@ -93,5 +95,6 @@ export type WorkerMessage =
   | { t: "print"; id: number; text: string }
   | { t: "ask"; id: number; req: number; request: AskRequest }
   | { t: "delegate"; id: number; req: number; type: string; task: string }
+  | { t: "elicit"; id: number; req: number; request: ElicitationRequest }
   /** Console output of the plugin (svc writes it to stderr, never stdout). */
   | { t: "log"; text: string };

@@ -11,7 +11,14 @@ import type { Config } from "../config/schema.ts";
 import * as z from "zod";
 import { argSchema, useZod } from "../tool/arg_schema.ts";
 import { toolContext } from "../tool/context.ts";
-import type { AskRequest, Tool, ToolContext, ToolOutput } from "../tool/types.ts";
+import type {
+  AskRequest,
+  ElicitationDecision,
+  ElicitationRequest,
+  Tool,
+  ToolContext,
+  ToolOutput,
+} from "../tool/types.ts";
 import { toolImages } from "../tool/images.ts";
 import type { CommandDef, PluginHookDef } from "./api.ts";
 import { emptyRegistrations, HOOKS, makeRegistrar, type Registrations } from "./registrars.ts";
@@ -288,6 +295,17 @@ function context(id: number, parts: CallContext, signal: AbortSignal): ToolConte
       ask(id, (req) => ({ t: "ask", id, req, request: structuredClone(request) })) as Promise<
         string | null
       >,
+    ...(parts.elicit
+      ? {
+        elicit: (request: ElicitationRequest) =>
+          ask(
+            id,
+            (req) => ({ t: "elicit", id, req, request: structuredClone(request) }),
+          ) as Promise<
+            ElicitationDecision | null
+          >,
+      }
+      : {}),
     ...(parts.delegate
       ? {
         delegate: (type: string, task: string) =>

@@ -13,8 +13,12 @@ import type { SessionLog } from "../session/log.ts";
 import { MemorySession } from "../session/memory.ts";
 import { subAgentName } from "../session/naming.ts";
 import { SessionStore } from "../session/store.ts";
-import { type Approver, denyAll } from "../tool/approval.ts";
-import { withConfiguredApprover } from "../tool/configured_approver.ts";
+import { denyAll } from "../tool/approval.ts";
+import {
+  type ConfiguredApproverParts,
+  withConfiguredApprover,
+} from "../tool/configured_approver.ts";
+import { configuredElicitation } from "../tool/elicitation_approver.ts";
 import { toolContext } from "../tool/context.ts";
 import { HookRunner, type HooksConfig } from "../tool/hooks.ts";
 import { prepareSchemas, ToolRegistry } from "../tool/registry.ts";
@@ -305,11 +309,12 @@ export class Runtime implements EngineFactory {
   }
 
   /**
-   * `base` behind the configured approver (PermissionRequest hooks; in a headless engine also the
-   * permission-prompt MCP tool); a flag approver (`--yes`, `--no`) stays as it is.
+   * The configured approver's parts: PermissionRequest and Elicitation hooks; in a headless engine
+   * also the permission-prompt MCP tool. Tool calls go to it behind a flag approver (`--yes`,
+   * `--no`: kept as they are), servers' questions through `configuredElicitation`.
    */
-  #approver(base: Approver, options: { headless: boolean; mcpTool?: string }): Approver {
-    return withConfiguredApprover(base, {
+  #approverParts(options: { headless: boolean; mcpTool?: string }): ConfiguredApproverParts {
+    return {
       hooks: this.hooks,
       transcript: (name) => join(this.sessions.dir, `${name}.json`),
       permissionMode: this.config.mode === "plan" ? "plan" : "default",
@@ -326,7 +331,7 @@ export class Runtime implements EngineFactory {
           signal,
         }),
       timeoutS: this.config.approval_timeout,
-    });
+    };
   }
 
   /** An engine with `overrides` over `parent`'s settings, or over the runtime's own. */
@@ -365,6 +370,11 @@ export class Runtime implements EngineFactory {
       parent?: Engine;
     },
   ): Engine {
+    const approver = this.#approverParts({
+      headless: overrides.headless ?? parent?.deps.headless ?? true,
+      mcpTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool ??
+        this.config["approver.mcp_tool"],
+    });
     return new Engine({
       config: applyOverrides(parent?.deps.config ?? this.config, overrides),
       worktree: this.worktree,
@@ -379,11 +389,8 @@ export class Runtime implements EngineFactory {
         hostFor: (tool) => this.hostFor(tool),
       },
       headless: overrides.headless ?? parent?.deps.headless ?? true,
-      approver: this.#approver(overrides.approver ?? denyAll, {
-        headless: overrides.headless ?? parent?.deps.headless ?? true,
-        mcpTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool ??
-          this.config["approver.mcp_tool"],
-      }),
+      approver: withConfiguredApprover(overrides.approver ?? denyAll, approver),
+      elicitation: configuredElicitation(approver),
       permissionPromptTool: overrides.permissionPromptTool ?? parent?.deps.permissionPromptTool,
       hooks: this.hooks,
       askHuman: overrides.askHuman ?? parent?.deps.askHuman,

@@ -88,35 +88,12 @@ async function askTool(
   parts: ConfiguredApproverParts,
   signal: AbortSignal,
 ): Promise<Approval> {
-  const tool = parts.resolve(name) ??
-    (name.startsWith("mcp__") ? parts.resolve(name.slice(5)) : undefined);
-  if (!tool) {
-    return denied(
-      `the permission-prompt tool ${name} is not available (is its MCP server connected?)`,
-    );
-  }
-  let text: string;
-  try {
-    const out = await tool.run({
-      tool_name: hookToolName({ name: request.tool, category: parts.category(request.tool) }),
-      input: hookToolInput(request.tool, request.args),
-      tool_use_id: request.id ?? "",
-    }, parts.context(signal));
-    if (typeof out !== "string" && out.ok === false) {
-      return denied(`the permission-prompt tool ${name} failed: ${out.content.slice(0, 200)}`);
-    }
-    text = typeof out === "string" ? out : out.content;
-  } catch (err) {
-    return denied(`the permission-prompt tool ${name} failed: ${(err as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text.trim());
-  } catch {
-    return denied(`the permission-prompt tool ${name} answered something that is not JSON`);
-  }
-  const answer = behaviorAnswer(value);
-  if ("error" in answer) return denied(`the permission-prompt tool ${name}: ${answer.error}`);
+  const answer = await askPromptTool(name, {
+    tool_name: hookToolName({ name: request.tool, category: parts.category(request.tool) }),
+    input: hookToolInput(request.tool, request.args),
+    tool_use_id: request.id ?? "",
+  }, { parts, signal });
+  if ("error" in answer) return denied(answer.error);
   if (answer.decision === "deny") return denied(answer.reason ?? "denied by the approver");
   return {
     answer: "once",
@@ -125,7 +102,53 @@ async function askTool(
   };
 }
 
-function hookSession(name: string, parts: ConfiguredApproverParts): HookSession {
+/**
+ * Calls the permission-prompt tool `name` with `payload` and reads its
+ * `{behavior: "allow", updatedInput}` or `{behavior: "deny", message}` answer; a tool that is
+ * missing, fails or answers anything else is an error, with the reason.
+ */
+export async function askPromptTool(
+  name: string,
+  payload: Record<string, unknown>,
+  { parts, signal }: {
+    parts: Pick<ConfiguredApproverParts, "resolve" | "context">;
+    signal: AbortSignal;
+  },
+): Promise<ReturnType<typeof behaviorAnswer>> {
+  const tool = parts.resolve(name) ??
+    (name.startsWith("mcp__") ? parts.resolve(name.slice(5)) : undefined);
+  if (!tool) {
+    return {
+      error: `the permission-prompt tool ${name} is not available (is its MCP server connected?)`,
+    };
+  }
+  let text: string;
+  try {
+    const out = await tool.run(payload, parts.context(signal));
+    if (typeof out !== "string" && out.ok === false) {
+      return { error: `the permission-prompt tool ${name} failed: ${out.content.slice(0, 200)}` };
+    }
+    text = typeof out === "string" ? out : out.content;
+  } catch (err) {
+    return { error: `the permission-prompt tool ${name} failed: ${(err as Error).message}` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.trim());
+  } catch {
+    return { error: `the permission-prompt tool ${name} answered something that is not JSON` };
+  }
+  const answer = behaviorAnswer(value);
+  return "error" in answer
+    ? { error: `the permission-prompt tool ${name}: ${answer.error}` }
+    : answer;
+}
+
+/** The session a hook of `name` hears about. */
+export function hookSession(
+  name: string,
+  parts: Pick<ConfiguredApproverParts, "transcript">,
+): HookSession {
   const path = parts.transcript?.(name);
   return path ? { id: name, path } : { id: name };
 }

@@ -1,6 +1,8 @@
 import type { Config } from "../config/schema.ts";
 import type {
   AskRequest,
+  ElicitationDecision,
+  ElicitationRequest,
   FileAccess,
   TerminalRunner,
   ToolContext,
@@ -18,6 +20,8 @@ export interface ContextParts {
   session: string;
   signal: AbortSignal;
   ask?: (request: AskRequest) => Promise<string | null>;
+  /** The configured approver of MCP servers' questions, when there is one. */
+  elicit?: (request: ElicitationRequest) => Promise<ElicitationDecision | null>;
   status?: (line: string) => void;
   /** The engine's delegation channel (the `delegate` tool). */
   delegate?: (type: string, task: string) => Promise<ToolOutput>;
@@ -45,6 +49,7 @@ export function toolContext(parts: ContextParts): ToolContext {
     status: parts.status ?? (() => {}),
     trusted: parts.trusted,
     ...(parts.delegate ? { delegate: parts.delegate } : {}),
+    ...(parts.elicit ? { elicit: parts.elicit } : {}),
     ...(parts.host ? { host: parts.host } : {}),
     ...(parts.outsideApproved ? { outsideApproved: true } : {}),
     ...(parts.beforeWrite ? { beforeWrite: parts.beforeWrite } : {}),

@@ -24,6 +24,14 @@ export interface HookReply {
   systemMessage?: string;
   /** A crash, a timeout or unreadable output: reported; a deny when the hook is fail_closed. */
   error?: string;
+  /** An Elicitation hook's `hookSpecificOutput.action` and `content`. */
+  elicitation?: ElicitationReply;
+}
+
+/** An Elicitation hook's answer to an MCP server's question (its content is checked later). */
+export interface ElicitationReply {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
 }
 
 /** How a hook ended, for `readReply`. */
@@ -90,6 +98,18 @@ export function replyOf(event: string, value: unknown): HookReply {
   if (isObject(specific.updatedInput)) reply.updatedInput = specific.updatedInput;
   if (event === "PermissionRequest" && specific.decision !== undefined) {
     return permissionReply(specific.decision, reply);
+  }
+  if (event === "Elicitation" && specific.action !== undefined) {
+    const action = specific.action;
+    if (action !== "accept" && action !== "decline" && action !== "cancel") {
+      return { error: `action ${JSON.stringify(action)} is not accept, decline or cancel` };
+    }
+    if (specific.content !== undefined && !isObject(specific.content)) {
+      return { error: "content is not an object" };
+    }
+    reply.elicitation = isObject(specific.content) && action === "accept"
+      ? { action, content: specific.content }
+      : { action };
   }
   return reply;
 }

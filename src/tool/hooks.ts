@@ -4,11 +4,17 @@
  * A command hook gets the event as JSON on stdin and answers with its exit code and output; a
  * plugin hook is data plus a callback that takes the same JSON and returns the same output.
  */
-import { type HookDecision, type HookReply, readReply, replyOf } from "./hook_reply.ts";
+import {
+  type ElicitationReply,
+  type HookDecision,
+  type HookReply,
+  readReply,
+  replyOf,
+} from "./hook_reply.ts";
 import { runProcess } from "./process.ts";
 import { scrubEnv, which } from "./shell.ts";
 
-export type { HookDecision, HookReply };
+export type { ElicitationReply, HookDecision, HookReply };
 
 /** The events, by the convention's names. */
 export const HOOK_EVENTS = [
@@ -22,6 +28,7 @@ export const HOOK_EVENTS = [
   "PreCompact",
   "Notification",
   "SessionEnd",
+  "Elicitation",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -83,6 +90,8 @@ export interface HookOutcome {
   /** The decision came from the config's hooks only (an allow may then answer an ask). */
   fromConfig: boolean;
   updatedInput?: Record<string, unknown>;
+  /** An Elicitation hook's answer: the strictest (cancel, then decline, then accept) wins. */
+  elicitation?: ElicitationReply;
   /** Blocking reasons (exit 2, `decision: "block"`), for the model. */
   blocks: string[];
   context: string[];
@@ -248,6 +257,11 @@ export function matches(
 }
 
 const RANK: Record<HookDecision, number> = { allow: 0, ask: 1, deny: 2 };
+const ACTION_RANK: Record<ElicitationReply["action"], number> = {
+  accept: 0,
+  decline: 1,
+  cancel: 2,
+};
 
 /** Adds one reply to the outcome: the strictest decision wins, a fail_closed error denies. */
 function fold(outcome: HookOutcome, reply: HookReply, handler: Handler, event: HookEvent): void {
@@ -273,6 +287,12 @@ function fold(outcome: HookOutcome, reply: HookReply, handler: Handler, event: H
     outcome.reason = reason ?? outcome.reason;
   }
   if (reply.updatedInput && !reply.error) outcome.updatedInput = reply.updatedInput;
+  // A plugin hook's accept never answers a question, as its allow never answers an ask.
+  if (
+    reply.elicitation && (handler.fromConfig || reply.elicitation.action !== "accept") &&
+    (!outcome.elicitation ||
+      ACTION_RANK[reply.elicitation.action] >= ACTION_RANK[outcome.elicitation.action])
+  ) outcome.elicitation = reply.elicitation;
   if (reply.context) outcome.context.push(reply.context);
   if (reply.stop && !outcome.stop) outcome.stop = reply.stop;
   if (reply.systemMessage) outcome.notices.push(reply.systemMessage);

@@ -43,7 +43,8 @@ export interface InvokeEnv {
   session: string;
   signal: AbortSignal;
   /** The context of the chosen tool, built with `toolContext` from the caller's parts. */
-  context(tool: Tool, call: { outsideApproved: boolean }): ToolContext;
+  /** `callId`: the call's id (what a question asked during it is audited under). */
+  context(tool: Tool, call: { outsideApproved: boolean; callId: string }): ToolContext;
   /** Persists the invocation's audit record (and whatever else the caller keeps); awaited. */
   audit(invocation: Invocation): Promise<void>;
   onStart?(name: string, args: Record<string, unknown>): void;
@@ -241,7 +242,7 @@ async function execute(
   env: InvokeEnv,
   outsideApproved: boolean,
 ): Promise<void> {
-  const context = env.context(tool, { outsideApproved });
+  const context = env.context(tool, { outsideApproved, callId: inv.id });
   const run = async () => {
     await env.beforeRun?.(tool, inv.args);
     return await runTool(tool, inv.args, context);

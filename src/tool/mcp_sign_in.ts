@@ -39,6 +39,12 @@ export function signInEntry(
         "sign in to it; remove that header to use OAuth",
     );
   }
+  if (entry.oauth?.grant === "client_credentials") {
+    throw new Error(
+      `${name} is a machine client (oauth.grant "client_credentials"): it signs in by itself ` +
+        `when it connects; run mcp_connect ${name}`,
+    );
+  }
   return { name: entry.name, url: entry.url, ...(entry.oauth ? { oauth: entry.oauth } : {}) };
 }
 

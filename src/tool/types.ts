@@ -12,6 +12,25 @@ export interface AskRequest {
   target: "human" | "lead";
 }
 
+/** A connected MCP server's form question (`elicitation/create`), put to the configured approver. */
+export interface ElicitationRequest {
+  /** The MCP server's name in `mcp.servers`. */
+  server: string;
+  message: string;
+  /** `form` (svc answers no other mode). */
+  mode: string;
+  /** The server's `requestedSchema`, as it sent it. */
+  requested_schema: Record<string, unknown>;
+}
+
+/** The configured approver's answer to a server's question, checked against its form. */
+export interface ElicitationDecision {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+  /** Who answered, with why when declined: `the approver (Elicitation hook: ...)`. */
+  author: string;
+}
+
 /** Everything a tool's `run` may use. Tools touch the world only through these and Deno APIs. */
 export interface ToolContext {
   /** Absolute, canonical worktree path. */
@@ -25,6 +44,12 @@ export interface ToolContext {
   headless: boolean;
   /** Answers an `ask` question; resolves null when there is no one to answer. */
   ask(request: AskRequest): Promise<string | null>;
+  /**
+   * Puts an MCP server's form question to the configured approver (`Elicitation` hooks, then
+   * `approver.mcp_tool` headless; docs/mcp_client.md): its checked answer, or null when it leaves
+   * the question undecided (then `ask` the person, or decline). Absent where none is configured.
+   */
+  elicit?(request: ElicitationRequest): Promise<ElicitationDecision | null>;
   /** Ephemeral activity line for the front-end; never persisted. */
   status(line: string): void;
   /**

@@ -5,7 +5,7 @@ import { sandboxSettings } from "../../src/sandbox/settings.ts";
 import { loadPlugins } from "../../src/plugin/load.ts";
 import { normalizeToolCall } from "../../src/tool/normalize.ts";
 import { ToolRegistry } from "../../src/tool/registry.ts";
-import type { AskRequest } from "../../src/tool/types.ts";
+import type { AskRequest, ElicitationRequest } from "../../src/tool/types.ts";
 import { call, probeEntry, sandboxedProbe } from "./_sandbox.ts";
 import { copyFixture, makeLayout, manifest, testContext, writePlugin } from "./_helpers.ts";
 
@@ -98,6 +98,39 @@ return [answer, delegated, remote.headers.Authorization, server.env.TOKEN, serve
       .content.split("|")[1],
     "none",
   );
+});
+
+Deno.test("a server's question crosses the Worker boundary to the configured approver; a malformed one stays undecided", async () => {
+  await using t = await makeLayout();
+  using p = await sandboxedProbe(
+    t,
+    `if (!ctx.elicit) return "no approver";
+const form = { properties: { color: { type: "string", enum: ["red"] } } };
+const ok = await ctx.elicit({ server: "srv", message: "Color?", mode: "form", requested_schema: form });
+const bad = await ctx.elicit({ server: 7, message: "x", requested_schema: "all of it" });
+return JSON.stringify([ok, bad]);`,
+  );
+  const asked: ElicitationRequest[] = [];
+  const decision = {
+    action: "accept" as const,
+    content: { color: "red" },
+    author: "the approver (Elicitation hook)",
+  };
+  const ctx = testContext(t.worktree, {
+    elicit: (request) => {
+      asked.push(request);
+      return Promise.resolve(decision);
+    },
+  });
+  assert.deepEqual(await call(p, undefined, ctx), { content: JSON.stringify([decision, null]) });
+  assert.deepEqual(asked, [{
+    server: "srv",
+    message: "Color?",
+    mode: "form",
+    requested_schema: { properties: { color: { type: "string", enum: ["red"] } } },
+  }]);
+  // Without an approver the Worker's context has none to ask.
+  assert.deepEqual(await call(p, undefined, testContext(t.worktree)), { content: "no approver" });
 });
 
 Deno.test("a tool that honours its cancel returns what it had and its plugin keeps serving", async () => {

@@ -218,6 +218,7 @@ export class McpClients {
             await connection.callTool(accepted.remote, args, {
               signal: ctx.signal,
               ask: (request) => ctx.ask(request),
+              ...(ctx.elicit ? { approve: (request) => ctx.elicit!(request) } : {}),
             }),
           );
         } catch (err) {

@@ -14,8 +14,9 @@ import manifest from "../../manifest.json" with { type: "json" };
 import { cappedFetch } from "./capped_fetch.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { serverCommand } from "./server_command.ts";
-import { type Ask, elicit, elicitNote, type ElicitParams } from "./elicitation.ts";
+import { type Approve, type Ask, elicit, elicitNote, type ElicitParams } from "./elicitation.ts";
 import { SvcOAuthProvider } from "../../../../src/tool/mcp_oauth_provider.ts";
+import { isMachineClient, machineAuthProvider } from "../../../../src/tool/mcp_machine_auth.ts";
 import type { SandboxSettings } from "../../../../src/tool/long_lived.ts";
 import type {
   Connection,
@@ -119,12 +120,14 @@ async function makeTransport(
   if (entry.transport === "http") {
     // An entry that sends its own Authorization header keeps it; any other signs in with OAuth
     // when the server asks (svc mcp login), using the tokens stored for this URL only.
+    // A machine client (oauth.grant client_credentials) gets its token by itself.
     const own = Object.keys(entry.headers).some((key) => key.toLowerCase() === "authorization");
-    const authProvider = own ? undefined : await new SvcOAuthProvider({
-      server: entry.name,
-      url: entry.url!,
-      oauth: entry.oauth,
-    }).load();
+    const authProvider = own
+      ? undefined
+      : isMachineClient(entry.oauth)
+      ? await machineAuthProvider(entry.name, entry.oauth!)
+      : await new SvcOAuthProvider({ server: entry.name, url: entry.url!, oauth: entry.oauth })
+        .load();
     return new StreamableHTTPClientTransport(new URL(entry.url!), {
       requestInit: { headers: entry.headers },
       fetch: cappedFetch(MAX_MESSAGE_BYTES),
@@ -206,12 +209,12 @@ class LiveConnection implements Connection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    { signal, ask }: { signal: AbortSignal; ask: Ask },
+    { signal, ask, approve }: { signal: AbortSignal; ask: Ask; approve?: Approve },
   ): Promise<McpCallResult> {
     const notes: string[] = [];
     const server = this.entry.name;
     const asker: Asker = async (params) => {
-      const answer = await elicit(params, { server, ask });
+      const answer = await elicit(params, { server, ask, approve });
       notes.push(elicitNote(params, { server, answer }));
       const { author: _, ...reply } = answer;
       return reply;

@@ -1,58 +1,62 @@
 /**
- * Answers to a server's `elicitation/create` (form mode) during one of its tool calls, through the
- * front-end that runs the call: in the REPL the person is asked (the server's message, then each
- * field as a question with its default and its choices); where no one can answer (a headless run)
- * svc declines. Every question and who answered it is noted in the call's result, which is kept
- * in the session like every tool result.
+ * Answers to a server's `elicitation/create` (form mode) during one of its tool calls: first the
+ * configured approver (`ctx.elicit`: Elicitation hooks, the permission-prompt tool headless; svc
+ * checks its answer against the form), then the front-end that runs the call: in the REPL the
+ * person is asked (the server's message, then each field as a question with its default and its
+ * choices); where no one can answer (a headless run) svc declines. Every question and who answered
+ * it is noted in the call's result, which is kept in the session like every tool result.
  */
-import type { AskRequest } from "../../../../src/plugin/api.ts";
+import {
+  type AskRequest,
+  choicesOf,
+  type ElicitationDecision,
+  type ElicitationRequest,
+  type FieldSchema,
+  type FieldValue,
+  type FormSchema,
+  parseField,
+} from "../../../../src/plugin/api.ts";
 
 /** The form a server sends (`requestedSchema`: a flat object of primitive fields). */
 export interface ElicitParams {
   message: string;
   mode?: string;
-  requestedSchema?: {
-    properties?: Record<string, FieldSchema>;
-    required?: string[];
-  };
-}
-
-interface FieldSchema {
-  type?: string;
-  title?: string;
-  description?: string;
-  default?: unknown;
-  enum?: unknown[];
-  enumNames?: string[];
-  oneOf?: Array<{ const: unknown; title?: string }>;
-  items?: { enum?: unknown[]; anyOf?: Array<{ const: unknown; title?: string }> };
-  minimum?: number;
-  maximum?: number;
+  requestedSchema?: FormSchema;
 }
 
 /** What svc sends back, with who decided it (for the call's result). */
 export interface ElicitAnswer {
   action: "accept" | "decline" | "cancel";
-  content?: Record<string, string | number | boolean | string[]>;
-  /** `the person` or `svc (...why...)`. */
+  content?: Record<string, FieldValue>;
+  /** `the person`, `the approver (...)` or `svc (...why...)`. */
   author: string;
 }
 
 /** Asks one question of the front-end; null when there is no one to answer. */
 export type Ask = (request: AskRequest) => Promise<string | null>;
 
+/** The configured approver (`ctx.elicit`); null when it leaves the question undecided. */
+export type Approve = (request: ElicitationRequest) => Promise<ElicitationDecision | null>;
+
 /** The REPL's text for a question the person dismissed (src/repl/questions.ts). */
 const DISMISSED = /^\(the user dismissed the question/;
 const TRIES = 3;
 
-/** Asks the person about `params`; declines when no one can answer. */
+/** Asks the configured approver, then the person about `params`; declines when no one answers. */
 export async function elicit(
   params: ElicitParams,
-  { server, ask }: { server: string; ask: Ask },
+  { server, ask, approve }: { server: string; ask: Ask; approve?: Approve },
 ): Promise<ElicitAnswer> {
   if (params.mode && params.mode !== "form") {
     return decline(`svc (it answers only form questions, not ${params.mode})`);
   }
+  const decided = await approve?.({
+    server,
+    message: String(params.message ?? ""),
+    mode: "form",
+    requested_schema: { ...(params.requestedSchema ?? {}) },
+  });
+  if (decided) return decided;
   const fields = Object.entries(params.requestedSchema?.properties ?? {});
   const required = new Set(params.requestedSchema?.required ?? []);
   const opening = await ask({
@@ -100,7 +104,7 @@ async function askField(
   key: string,
   field: FieldSchema,
   { required, ask }: { required: boolean; ask: Ask },
-): Promise<string | number | boolean | string[] | undefined | typeof CANCEL> {
+): Promise<FieldValue | undefined | typeof CANCEL> {
   const choices = choicesOf(field);
   const hints = [
     field.description,
@@ -131,71 +135,6 @@ async function askField(
     problem = `${parsed.error}.`;
   }
   return CANCEL;
-}
-
-type Choice = { value: string; label: string };
-
-function choicesOf(field: FieldSchema): Choice[] | undefined {
-  const list = field.oneOf ?? field.items?.anyOf;
-  if (list) return list.map((c) => ({ value: String(c.const), label: c.title ?? String(c.const) }));
-  const values = field.enum ?? field.items?.enum;
-  if (values) {
-    return values.map((v, i) => ({ value: String(v), label: field.enumNames?.[i] ?? String(v) }));
-  }
-  if (field.type === "boolean") {
-    return [{ value: "true", label: "yes" }, { value: "false", label: "no" }];
-  }
-  return undefined;
-}
-
-function parseField(
-  text: string,
-  field: FieldSchema,
-  choices: Choice[] | undefined,
-): { ok: true; value: string | number | boolean | string[] } | { ok: false; error: string } {
-  const pick = (word: string) =>
-    choices?.find((c) => c.label.toLowerCase() === word.toLowerCase() || c.value === word)?.value;
-  if (field.type === "array") {
-    const picked = text.split(",").map((part) => pick(part.trim()));
-    if (picked.some((value) => value === undefined)) {
-      return { ok: false, error: "Pick from the list" };
-    }
-    return { ok: true, value: picked as string[] };
-  }
-  if (field.type === "boolean") {
-    const value = pick(text) ??
-      ({ y: "true", n: "false" } as Record<string, string>)[text[0].toLowerCase()];
-    return value === undefined
-      ? { ok: false, error: "Answer yes or no" }
-      : { ok: true, value: value === "true" };
-  }
-  if (choices) {
-    const value = pick(text);
-    return value === undefined
-      ? { ok: false, error: "Pick one from the list" }
-      : { ok: true, value };
-  }
-  if (field.type === "number" || field.type === "integer") {
-    const value = Number(text);
-    const whole = field.type === "integer" ? Number.isInteger(value) : Number.isFinite(value);
-    if (!whole) {
-      return {
-        ok: false,
-        error: `Answer with ${field.type === "integer" ? "a whole number" : "a number"}`,
-      };
-    }
-    if (
-      (field.minimum !== undefined && value < field.minimum) ||
-      (field.maximum !== undefined && value > field.maximum)
-    ) {
-      return {
-        ok: false,
-        error: `Answer between ${field.minimum ?? "-∞"} and ${field.maximum ?? "∞"}`,
-      };
-    }
-    return { ok: true, value };
-  }
-  return { ok: true, value: text };
 }
 
 function decline(author: string): ElicitAnswer {

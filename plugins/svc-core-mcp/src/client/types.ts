@@ -1,5 +1,10 @@
 /** What the MCP client's parts share, without loading the SDK (it loads on the first connect). */
-import type { AskRequest, ToolContext } from "../../../../src/plugin/api.ts";
+import type {
+  AskRequest,
+  ElicitationDecision,
+  ElicitationRequest,
+  ToolContext,
+} from "../../../../src/plugin/api.ts";
 
 /** One `mcp.servers` entry with its defaults applied (the config schema has validated it). */
 export type ServerEntry = ToolContext["config"]["mcp.servers"][number];
@@ -32,11 +37,18 @@ export interface Connection {
   /** Why the connection ended, once it has (process exit, closed stream, disconnect). */
   readonly ended: string | null;
   listTools(signal?: AbortSignal): Promise<McpToolDef[]>;
-  /** Calls a tool; `ask` answers the questions (elicitations) the server asks meanwhile. */
+  /**
+   * Calls a tool; the questions (elicitations) the server asks meanwhile go to `approve` (the
+   * configured approver, when there is one), then to `ask` (the front-end's person).
+   */
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { signal: AbortSignal; ask(request: AskRequest): Promise<string | null> },
+    options: {
+      signal: AbortSignal;
+      ask(request: AskRequest): Promise<string | null>;
+      approve?(request: ElicitationRequest): Promise<ElicitationDecision | null>;
+    },
   ): Promise<McpCallResult>;
   close(): Promise<void>;
 }
