@@ -9,7 +9,8 @@ import { availableCommands, slashCommand } from "./commands.ts";
 import { EditorFiles } from "./files.ts";
 import { mcpEntries } from "./mcp.ts";
 import { editorApprover } from "./permission.ts";
-import { promptText } from "./prompt.ts";
+import { promptImages, promptText } from "./prompt.ts";
+import { imageRefusal } from "../runtime/image_refusal.ts";
 import { replayUpdates } from "./replay.ts";
 import { AcpSession, type Mode, MODES } from "./session.ts";
 import { stopReason, text } from "./updates.ts";
@@ -20,19 +21,27 @@ import { editorTerminal } from "./terminal.ts";
 export interface AcpAgentOptions {
   init: Pick<RuntimeInit, "provider" | "model" | "baseUrl">;
   log(message: string): void;
+  /** Where `initialize` looks up the configured model (default: the current directory). */
+  cwd?: string;
 }
+
+/** How long `initialize` waits to learn whether the model takes images before saying no. */
+const IMAGE_PROBE_MS = 3000;
 
 type Client = acp.AgentContext;
 
-/** What the agent tells the editor in `initialize`. */
-export function agentInitialize(): acp.InitializeResponse {
+/**
+ * What the agent tells the editor in `initialize`; `image`: whether the configured model takes
+ * images (docs/providers.md#images).
+ */
+export function agentInitialize(image = false): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "svc", title: "svc", version: VERSION },
     agentCapabilities: {
       loadSession: true,
-      // Images wait for the REPL's images setting (issue 35); embedded context is attached.
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      // Embedded context is attached; images only when the model takes them.
+      promptCapabilities: { image, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: false },
       sessionCapabilities: { list: {} },
     },
@@ -51,9 +60,33 @@ export class AcpAgent {
     this.#options = options;
   }
 
-  initialize(params: acp.InitializeRequest): acp.InitializeResponse {
+  async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
     this.#clientCapabilities = params.clientCapabilities ?? {};
-    return agentInitialize();
+    return agentInitialize(await this.#modelTakesImages());
+  }
+
+  /**
+   * Whether the model sessions start with takes images: the configured one of the current
+   * directory (and the flags), asked of models.json or the backend through the runtime a session
+   * there uses. Unknown, failing or slower than IMAGE_PROBE_MS: no (the editor offers no images).
+   */
+  async #modelTakesImages(): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), IMAGE_PROBE_MS);
+    });
+    const probe = (async () => {
+      const runtime = await this.#runtime(this.#options.cwd ?? Deno.cwd(), []);
+      return (await (await runtime.engine({ headless: false })).imageInput()).accepted;
+    })().catch((err) => {
+      this.#options.log(`images: not offered (${(err as Error).message})`);
+      return false;
+    });
+    try {
+      return await Promise.race([probe, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async newSession(params: acp.NewSessionRequest, client: Client): Promise<acp.NewSessionResponse> {
@@ -109,9 +142,14 @@ export class AcpAgent {
       await session.flushed();
       return { stopReason: "end_turn" };
     }
+    const images = promptImages(params.prompt);
+    if ("problem" in images) throw acp.RequestError.invalidParams(undefined, images.problem);
+    // A model that takes no images: refused before the turn, in the engine's words.
+    const refused = images.length ? await imageRefusal(await session.engine(), images) : null;
+    if (refused) throw acp.RequestError.invalidParams(undefined, refused);
     const prompt = await promptText(params.prompt, (path) => session.readLinked(path, signal));
     if (typeof prompt !== "string") throw acp.RequestError.invalidParams(undefined, prompt.problem);
-    const result = await session.prompt(prompt, signal);
+    const result = await session.prompt(prompt, { signal, images });
     const reason = stopReason(result);
     if (reason) return { stopReason: reason };
     const why = result.errors.map((e) => e.message).join("; ") || result.reason;

@@ -1,6 +1,6 @@
 /**
  * `session/load`: a saved svc session replayed to the editor as the updates its turns streamed:
- * prompts as user message chunks, answers and thinking as agent chunks, each tool call as a
+ * prompts (and their images) as user message chunks, answers and thinking as agent chunks, each tool call as a
  * `tool_call` with its result. Compaction summaries and command notes are not replayed (the
  * editor shows the conversation; the session file keeps everything).
  */
@@ -15,8 +15,16 @@ export function replayUpdates(
 ): acp.SessionUpdate[] {
   const updates: acp.SessionUpdate[] = [];
   for (const message of messages) {
-    if (message.role === "user" && message.content) {
-      updates.push({ sessionUpdate: "user_message_chunk", content: text(message.content) });
+    if (message.role === "user") {
+      if (message.content) {
+        updates.push({ sessionUpdate: "user_message_chunk", content: text(message.content) });
+      }
+      for (const { data, mimeType } of message.images ?? []) {
+        updates.push({
+          sessionUpdate: "user_message_chunk",
+          content: { type: "image", data, mimeType },
+        });
+      }
     } else if (message.role === "assistant") {
       if (message.thinking) {
         updates.push({ sessionUpdate: "agent_thought_chunk", content: text(message.thinking) });

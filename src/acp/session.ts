@@ -7,7 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { Engine, EngineEvent, Runtime, SessionLog, TurnResult } from "../runtime/mod.ts";
 import { withSessionHooks } from "../runtime/session_hooks.ts";
 import type { Approver } from "../tool/approval.ts";
-import type { TerminalRunner } from "../tool/types.ts";
+import type { TerminalRunner, ToolImage } from "../tool/types.ts";
 import type { EditorFiles } from "./files.ts";
 import { callPath, eventUpdates, type UpdateContext } from "./updates.ts";
 
@@ -130,8 +130,14 @@ export class AcpSession {
     this.#running?.abort(new Error("cancelled by the editor"));
   }
 
-  /** Runs one turn of `prompt`, streaming its updates; resolves its result once all are sent. */
-  async prompt(prompt: string, signal: AbortSignal): Promise<TurnResult> {
+  /**
+   * Runs one turn of `prompt` (with `images`, checked), streaming its updates; resolves its result
+   * once all are sent.
+   */
+  async prompt(
+    prompt: string,
+    { signal, images }: { signal: AbortSignal; images?: readonly ToolImage[] },
+  ): Promise<TurnResult> {
     if (this.#running) throw new Error("a turn is already running in this session");
     const running = new AbortController();
     this.#running = running;
@@ -148,6 +154,7 @@ export class AcpSession {
           engine.runTurn(prompt, {
             session: this.session,
             signal: turnSignal,
+            ...(images?.length ? { images } : {}),
             onEvent: (event) => this.#event(event),
           }),
       });

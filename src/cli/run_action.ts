@@ -9,6 +9,7 @@ import {
 } from "../runtime/headless.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import { type Approver, fixedApprover } from "../tool/approval.ts";
+import type { ToolImage } from "../tool/types.ts";
 import { CoalescedWriter } from "../util/coalesced_writer.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import { visibleControls } from "../util/terminal_text.ts";
@@ -19,10 +20,13 @@ import { type LimitFlags, limitsOf, usageLine } from "./limit_flags.ts";
 import { contextFigure } from "../runtime/context_figure.ts";
 import { USAGE_EXIT } from "./usage.ts";
 import { type RunSessionFlags, runSessionTarget } from "./run_session.ts";
+import { promptImages } from "./run_images.ts";
 
 /** Flags of `svc run`. */
 export interface RunFlags extends StructuredFlags, LimitFlags, RunSessionFlags {
   prompt?: string;
+  /** `--image <file>`, repeatable: images sent with the prompt. */
+  image?: string[];
   provider?: string;
   model?: string;
   baseUrl?: string;
@@ -65,7 +69,7 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
   if ("problem" in asked) return usage(asked.problem);
   const limits = limitsOf(flags);
   if ("problem" in limits) return usage(limits.problem);
-  const { prompt, structured } = asked;
+  const { prompt, structured, images } = asked;
   const target = await runSessionTarget(flags);
   if ("problem" in target) return usage(target.problem);
   const json = flags.output === "json";
@@ -95,14 +99,16 @@ export async function runOnce(words: string[], flags: RunFlags): Promise<number>
       approver,
       permissionPromptTool: flags.permissionPromptTool,
       structured,
+      images,
       ...limits,
     });
   } catch (err) {
     return failEarly((err as Error).message, json, { ...flags, sessionId: target.sessionId });
   }
   if (setup.kind === "unknown") return usage(setup.message);
-  if (setup.kind === "session_write") {
-    return failEarly(setup.message, json, { ...flags, sessionId: setup.session }, "session_write");
+  if (setup.kind === "session_write" || setup.kind === "refused") {
+    const code = setup.kind === "refused" ? setup.code : "session_write";
+    return failEarly(setup.message, json, { ...flags, sessionId: setup.session }, code);
   }
   stream?.init(setup);
   const controller = new AbortController();
@@ -199,8 +205,13 @@ function endAnswer(
 async function promptOf(
   words: string[],
   flags: RunFlags,
-): Promise<{ prompt: string; structured?: StructuredAnswer } | { problem: string }> {
+): Promise<
+  { prompt: string; structured?: StructuredAnswer; images: ToolImage[] } | { problem: string }
+> {
   if (flags.yes && flags.no) return { problem: "--yes and --no cannot be combined" };
+  if (flags.image?.length && flags.team) {
+    return { problem: "--image and --team cannot be combined (a team's stages take text only)" };
+  }
   if (flags.type && flags.team) {
     return {
       problem: "--type and --team cannot be combined (a team's stages have their own types)",
@@ -225,8 +236,10 @@ async function promptOf(
     const problem = checkSessionName(flags.sessionId);
     if (problem) return { problem: `--session-id: ${problem}` };
   }
+  const read = await promptImages(flags.image);
+  if ("problem" in read) return read;
   const structured = await structuredOf(flags);
-  return "problem" in structured ? structured : { prompt, ...structured };
+  return "problem" in structured ? structured : { prompt, ...structured, images: read.images };
 }
 
 /**

@@ -1,11 +1,22 @@
 import { Command, Option } from "commander";
 import type { RunFlags } from "./run_action.ts";
 
+/** Collects a repeatable option into a list, each value whole (a path may hold commas). */
+function repeated(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 /** `svc run`: one headless turn, streamed as text or printed as a TurnResult. */
 export function runCommand(setExit: (code: number) => void): Command {
   return new Command("run")
     .description("Run one prompt headlessly and exit (never reads stdin unless --prompt -)")
     .option("-p, --prompt <text>", "the prompt; - reads it from standard input")
+    .option(
+      "--image <file>",
+      "send an image with the prompt (PNG, JPEG, GIF or WebP, at most 5 MiB; repeatable, up " +
+        "to 8; the model must take images: docs/providers.md#images)",
+      repeated,
+    )
     .option("--provider <id>", "provider id (openai, anthropic, openrouter, generic, ...)")
     .option("--model <model>", "model id or provider/model ref (auto-approved)")
     .option("--base-url <url>", "backend address (the provider is detected from it)")

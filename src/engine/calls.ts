@@ -187,8 +187,16 @@ async function persist(inv: Invocation, env: CallEnv, refused: boolean): Promise
       ok: inv.ok,
       ...(analysis ? { analysis } : {}),
       ...(nested ? { instructions: nested.paths } : {}),
+      ...(inv.images?.length && !isNoise(inv, deps) ? { images: inv.images } : {}),
     }, { live: inv.content + annex }),
   ]);
+}
+
+/** The call's tool is one of noise_tools (by name or alias). */
+function isNoise(inv: Invocation, deps: EngineDeps): boolean {
+  const noise = deps.config.noise_tools;
+  const aliases = inv.tool?.aliases ?? [];
+  return noise.includes(inv.name) || aliases.some((a) => noise.includes(a));
 }
 
 /** tool_analysis: a one-line, model-written note on what a result means. */
@@ -207,9 +215,7 @@ async function analyze(name: string, content: string, env: CallEnv): Promise<str
 
 /** noise_tools and session_tool_max_chars shape only what is stored, never what the model saw. */
 function persistedContent(inv: Invocation, deps: EngineDeps): string {
-  const noise = deps.config.noise_tools;
-  const aliases = inv.tool?.aliases ?? [];
-  if (noise.includes(inv.name) || aliases.some((a) => noise.includes(a))) {
+  if (isNoise(inv, deps)) {
     return `[${inv.name} result excluded from the session log (noise_tools); ${inv.content.length} characters]`;
   }
   return truncateAtLine(inv.content, deps.config.session_tool_max_chars, "stored copy capped");

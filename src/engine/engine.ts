@@ -3,7 +3,7 @@ import { SessionError } from "../session/session.ts";
 import { ApprovalMemory } from "../tool/approval.ts";
 import { offeredTools } from "../tool/judge.ts";
 import type { ToolRegistry } from "../tool/registry.ts";
-import type { AskRequest, Tool, ToolOutput } from "../tool/types.ts";
+import type { AskRequest, Tool, ToolImage, ToolOutput } from "../tool/types.ts";
 import type { EngineEvent, TurnResult } from "./events.ts";
 import type { EngineDeps, EngineOverrides } from "./deps.ts";
 import { askLead } from "./ask.ts";
@@ -14,6 +14,7 @@ import type { StructuredAnswer } from "./structured.ts";
 import { engineInvokeEnv, toolEndEvent } from "./calls.ts";
 import { type Invocation, invokeTool } from "../tool/invoke.ts";
 import { delegate } from "./delegate.ts";
+import { type ImageInput, imageInput } from "./image_input.ts";
 import { refusedTeamRun, runTeam, type TeamRun, type TeamRunOptions } from "./team.ts";
 
 export { MAX_ROUNDS } from "./turn.ts";
@@ -32,6 +33,11 @@ export interface TurnOptions {
   onEvent?: (event: EngineEvent) => void;
   /** The final answer must be a JSON value valid against this schema (structured.ts). */
   structured?: StructuredAnswer;
+  /**
+   * Images sent with the prompt (checked: src/tool/images.ts). A model that does not take images
+   * ends the turn `error` with code `images_not_accepted` before anything is sent.
+   */
+  images?: readonly ToolImage[];
 }
 
 /**
@@ -139,6 +145,7 @@ export class Engine {
         ask: (request) => this.#ask(request, signal),
         delegate: (type, task) => this.delegate(type, task, { session, signal, onEvent: emit }),
         structured: options.structured,
+        images: options.images,
       });
     } catch (err) {
       if (!isStorageError(err)) throw err;
@@ -157,6 +164,14 @@ export class Engine {
       emit({ type: "done", result });
       return result;
     }
+  }
+
+  /**
+   * Whether this engine's model takes images (models.json's `images`, else what the backend
+   * reports, else no), for a front-end to say so before a prompt with images is sent.
+   */
+  imageInput(): Promise<ImageInput> {
+    return imageInput(this.deps);
   }
 
   /**

@@ -26,6 +26,8 @@ import { environmentBlock } from "./environment_block.ts";
 import { type StructuredAnswer, StructuredTurn } from "./structured.ts";
 import { webSearchBlock } from "./web_inject.ts";
 import { appendHookContext, promptHooks, stopHooks } from "./turn_hooks.ts";
+import { imageInput, imagesRefused, logHasImages } from "./image_input.ts";
+import type { ToolImage } from "../tool/types.ts";
 
 /** A turn that keeps calling tools stops after this many rounds. */
 export const MAX_ROUNDS = 64;
@@ -76,8 +78,14 @@ export class Turn {
   }
 
   /** Runs the turn; everything it appended is durable before the result is returned. */
-  async run(prompt: string, channels: TurnChannels & { structured?: StructuredAnswer }) {
+  async run(
+    prompt: string,
+    channels: TurnChannels & { structured?: StructuredAnswer; images?: readonly ToolImage[] },
+  ) {
     const { deps } = this.engine;
+    const images = channels.images ?? [];
+    const refused = images.length ? await imagesRefused(deps, images) : null;
+    if (refused) return await this.#refused("images_not_accepted", refused);
     const hookEnv = { session: this.session, signal: this.signal, emit: this.emit };
     const gate = await promptHooks(deps, { ...hookEnv, prompt });
     if (gate.blocked !== undefined) return await this.#promptBlocked(gate.blocked);
@@ -87,6 +95,7 @@ export class Turn {
       role: "user",
       content: prompt,
       timestamp: new Date().toISOString(),
+      ...(images.length ? { images: [...images] } : {}),
     }, { deferMs: 25 });
     promptWritten.catch(() => {}); // awaited below; this only marks the rejection as handled
     this.emit({ type: "session", name: this.session.name });
@@ -155,6 +164,15 @@ export class Turn {
     return await this.#finish("error");
   }
 
+  /** The prompt cannot be sent as it is (`code`): nothing is sent, and the turn ends `error`. */
+  async #refused(code: string, message: string): Promise<TurnResult> {
+    this.emit({ type: "session", name: this.session.name });
+    this.emit({ type: "error", code, message });
+    await this.#fail({ code, message, at: new Date().toISOString() });
+    this.#reason = "setup_error";
+    return await this.#finish("error");
+  }
+
   async #inject(prompt: string, env: CallEnv): Promise<void> {
     const block = await webSearchBlock(prompt, env);
     if (!block) return;
@@ -173,9 +191,13 @@ export class Turn {
   ): Promise<TurnStatus | null> {
     const { deps } = this.engine;
     const roundStart = performance.now();
+    const images = logHasImages(this.session.data.messages) && (await imageInput(deps)).accepted;
     const build = () => ({
       model: deps.model,
-      messages: buildContext(system, this.session.data.messages, this.session.live),
+      messages: buildContext(system, this.session.data.messages, {
+        live: this.session.live,
+        images,
+      }),
       tools: schemas.length ? schemas : undefined,
       temperature: deps.config.temperature,
       max_tokens: deps.config.max_tokens,

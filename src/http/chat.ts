@@ -19,6 +19,9 @@ import type { SessionCache } from "./session_cache.ts";
 import { acceptsEvents, type ChatStream, chatStream, type StreamDeps } from "./chat_stream.ts";
 import type { TurnRegistry } from "./turns.ts";
 import type { ClientApprovals } from "./approvals.ts";
+import { chatImages } from "./chat_images.ts";
+import { imageRefusal } from "../runtime/image_refusal.ts";
+import type { ToolImage } from "../tool/types.ts";
 
 /** What POST /chat needs: the shared engine, its session store and lock, the shutdown signal. */
 export interface ChatDeps extends StreamDeps {
@@ -48,6 +51,7 @@ const FIELDS = new Set([
   "stream",
   "approvals",
   "include_partial_messages",
+  "images",
 ]);
 
 /** A valid /chat body. */
@@ -63,6 +67,8 @@ export interface ChatInput {
   approvals?: "client";
   /** `include_partial_messages: true`: a streamed turn sends text and thinking deltas. */
   partial?: boolean;
+  /** `images`: sent with the prompt (src/http/chat_images.ts). */
+  images?: ToolImage[];
 }
 
 /** What handleChat works with besides the request. */
@@ -87,6 +93,9 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
   if (typeof input === "string") return fail(400, input);
   const structured = await structuredOf(input);
   if (typeof structured === "string") return fail(400, structured);
+  // A model that takes no images: refused now, before the queue, a session or a hook.
+  const refused = await imageRefusal(deps.engine, input.images ?? []);
+  if (refused) return fail(400, refused);
   if (deps.shutdown.aborted) return shuttingDown();
   const abort = new AbortController();
   const signal = AbortSignal.any([deps.shutdown, request.signal, abort.signal]);
@@ -130,6 +139,7 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
             session,
             signal,
             structured,
+            images: input.images,
             onEvent: stream?.event,
           });
         if (!input.approvals || !deps.approvals) return run();
@@ -188,6 +198,11 @@ export function parseChat(value: unknown): ChatInput | string {
     const partial = body.include_partial_messages;
     if (typeof partial !== "boolean") return "include_partial_messages must be true or false";
     input.partial = partial;
+  }
+  if (given("images")) {
+    const images = chatImages(body.images);
+    if (typeof images === "string") return images;
+    if (images.length) input.images = images;
   }
   if (given("json_retries")) {
     if (!given("json_schema")) return "json_retries needs json_schema";

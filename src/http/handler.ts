@@ -11,8 +11,11 @@ import { approvalsRoute } from "./approvals_route.ts";
 import { TurnRegistry } from "./turns.ts";
 import { UI_PATHS, uiRoute } from "./ui_route.ts";
 
-/** Largest POST /chat body: 1 MiB. */
-export const MAX_CHAT_BYTES = 1024 * 1024;
+/**
+ * Largest POST /chat body: 12 MiB, room for its `images` (base64 grows an image by a third): one
+ * image of the 5 MiB limit, or eight of about 1 MiB each, with the prompt.
+ */
+export const MAX_CHAT_BYTES = 12 * 1024 * 1024;
 /** Largest body of a POST to a mounted endpoint (matches the MCP SDK's default): 4 MiB. */
 export const MAX_ENDPOINT_BYTES = 4 * 1024 * 1024;
 /** A request body must arrive within this many milliseconds. */

@@ -65,9 +65,9 @@ const PATHS = {
             "text/event-stream": { schema: { type: "string" } },
           },
         },
-        "400": error("invalid body"),
+        "400": error("invalid body, a bad image, or images for a model that takes none"),
         ...ERRORS,
-        "413": error("body over 1 MiB"),
+        "413": error("body over 12 MiB"),
         "415": error("not application/json"),
         "502": body(ref("TurnResult"), "the turn ended with status error"),
         "503": error("shutting down, or the queue is full (Retry-After)"),
@@ -313,6 +313,23 @@ const SCHEMAS = {
         type: "boolean",
         description: "streamed turns only: text and thinking deltas as stream_event lines",
       },
+      images: {
+        type: "array",
+        maxItems: 8,
+        description: "images sent with the prompt (PNG, JPEG, GIF or WebP, at most 5 MiB each); " +
+          "the model must take images (docs/providers.md#images)",
+        items: { oneOf: [{ type: "string", pattern: "^data:image/[^;,]+;base64," }, ref("Image")] },
+      },
+    },
+  },
+  Image: {
+    type: "object",
+    additionalProperties: false,
+    required: ["data"],
+    properties: {
+      data: { type: "string", description: "base64 (or a data: URL)" },
+      mime_type: { enum: ["image/png", "image/jpeg", "image/gif", "image/webp"] },
+      name: { type: "string", description: "how the image is named to people, never sent" },
     },
   },
   TurnResult: {

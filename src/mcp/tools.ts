@@ -33,7 +33,11 @@ export function registerTools(
       const observer = callObserver(tool.name, ctx);
       const result = await tools.call(tool.name, args, ctx.mcpReq.signal, client, observer);
       if (!result.ok) await quietly(ctx.mcpReq.log("error", result.content, tool.name));
-      const images = (result.images ?? []).map((image) => ({ type: "image" as const, ...image }));
+      const images = (result.images ?? []).map(({ data, mimeType }) => ({
+        type: "image" as const,
+        data,
+        mimeType,
+      }));
       return {
         content: [{ type: "text", text: result.content }, ...images],
         ...(result.ok ? {} : { isError: true }),

@@ -10,6 +10,11 @@ export interface ApprovedModel {
   /** ISO timestamps. */
   added_at: string;
   last_used: string;
+  /**
+   * Whether the model takes images in prompts and tool results: set in the file, it overrides
+   * what the backend reports (docs/providers.md#images).
+   */
+  images?: boolean;
 }
 
 /** Where the file lives; `dir` defaults to `~/.config/svc` (from HOME). */
@@ -38,6 +43,16 @@ export async function isApproved(
 ): Promise<boolean> {
   const { entries } = await loadApprovedModels(options);
   return entries.some((e) => e.provider === provider && e.model === model);
+}
+
+/** The entry's `images` setting for (provider, model), or undefined when it has none. */
+export async function imagesSetting(
+  provider: string,
+  model: string,
+  options: ModelsOptions = {},
+): Promise<boolean | undefined> {
+  const { entries } = await loadApprovedModels(options);
+  return entries.find((e) => e.provider === provider && e.model === model)?.images;
 }
 
 /**
@@ -95,6 +110,7 @@ function entriesOf(value: unknown): ApprovedModel[] {
       model,
       added_at: stamp(r.added_at),
       last_used: stamp(r.last_used),
+      ...(typeof r.images === "boolean" ? { images: r.images } : {}),
     });
   }
   return out;

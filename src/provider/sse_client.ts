@@ -14,7 +14,7 @@ import { sleep } from "../util/time.ts";
 import { chatNonStreaming, listModels } from "./unary.ts";
 import { type AttemptOutcome, streamAttempt } from "./stream_attempt.ts";
 import { CONTEXT_OVERFLOW, isContextOverflow } from "./context_overflow.ts";
-import { probeContextWindow } from "./context_window.ts";
+import { probeContextWindow, probeImageInput } from "./model_facts.ts";
 import { originOf } from "./provider_fields.ts";
 import type { ChatClient, ChatRequest, StreamEvent } from "./types.ts";
 
@@ -60,6 +60,7 @@ export function createChatClient(opts: ChatClientOptions): ChatClient {
     chatNonStreaming: (request, signal) => chatNonStreaming(base, request, signal),
     listModels: (signal) => listModels(base, signal),
     contextWindow: (model) => probeContextWindow(base, model),
+    acceptsImages: (model) => probeImageInput(base, model),
     redact: (text) => redact(text, opts.apiKey),
   };
 }

@@ -6,9 +6,14 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A part of a user message's content: text, or an image as a `data:` URL. */
+export type UserContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | UserContentPart[] }
   | {
     role: "assistant";
     content: string | null;
@@ -106,10 +111,15 @@ export interface ChatClient {
   /** `GET {base}/v1/models`; throws an Error with a readable message on failure. */
   listModels(signal?: AbortSignal): Promise<string[]>;
   /**
-   * The context window the backend reports for `model` (context_window.ts), probed once per
+   * The context window the backend reports for `model` (model_facts.ts), probed once per
    * process; null when it reports none. Optional: a client without it reports none.
    */
   contextWindow?(model: string): Promise<number | null>;
+  /**
+   * Whether the backend reports that `model` takes images (model_facts.ts), probed once per
+   * process; null when it does not say.
+   */
+  acceptsImages?(model: string): Promise<boolean | null>;
   /**
    * `text` with this connection's API key masked: what the engine stores of a streamed answer
    * goes through it, so a backend that echoes the Authorization header cannot put the key in a

@@ -5,6 +5,7 @@ import type { Style } from "./style.ts";
 import { type Command, firstWord } from "./slash_command.ts";
 import { visibleControls } from "../util/terminal_text.ts";
 import { cutText } from "../util/text_cut.ts";
+import { imageLabel } from "../tool/images.ts";
 
 /** Messages shown by `/session preview` and after `/session load`. */
 export const PREVIEW_MESSAGES = 6;
@@ -89,7 +90,10 @@ export const session: Command = {
   },
 };
 
-/** The last messages, one line each: role and the start of the content. */
+/**
+ * The last messages, one line each: role and the start of the content, then each image the
+ * message carries as `[image: shot.png (image/png, 12.0 KiB)]` (never its data).
+ */
 export function preview(messages: readonly SessionMessage[], style: Style): string {
   return messages
     .filter((m) => m.role !== "system" || m.compact_from !== undefined)
@@ -101,7 +105,10 @@ export function preview(messages: readonly SessionMessage[], style: Style): stri
         })`
         : "")).replace(/\s+/g, " ").trim();
       const role = m.compact_from !== undefined ? "summary" : m.role;
-      const shown = visibleControls(text.length > 160 ? `${cutText(text, 157)}...` : text);
+      const images = (m.images ?? []).map((image) => ` [image: ${imageLabel(image)}]`).join("");
+      const shown = visibleControls(
+        (text.length > 160 ? `${cutText(text, 157)}...` : text) + images,
+      );
       return `${style.dim(`${role}:`)} ${shown}`;
     })
     .join("\n");

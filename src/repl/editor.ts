@@ -4,14 +4,18 @@
  * Pure state, no I/O: `handle` returns what the REPL should do (submit, exit, cancel, complete).
  * Multi-line input (Ctrl-J, Alt-Enter, Shift-Enter or a trailing backslash), history with Up and
  * Down, Ctrl-R reverse search, and pastes: a large or multi-line paste is shown as a placeholder
- * and expanded on submit; a paste never submits by itself.
+ * and expanded on submit; a paste never submits by itself. A pasted image (pasted_image.ts) is a
+ * placeholder too, `[image 1: shot.png]`: it stays in the text that is sent, and its image goes
+ * with it while the placeholder is whole.
  */
+import type { ToolImage } from "../tool/types.ts";
 import type { KeyEvent } from "./keys.ts";
 import { textWidth } from "./width.ts";
 
 /** What a key asks of the REPL. */
 export type EditorAction =
-  | { type: "submit"; text: string }
+  /** `images`: those of the pasted-image placeholders the text holds, when any. */
+  | { type: "submit"; text: string; images?: ToolImage[] }
   | { type: "exit" }
   | { type: "interrupt" }
   | { type: "cleared" }
@@ -23,6 +27,12 @@ export type EditorAction =
 export const PASTE_INLINE_MAX = 200;
 
 const PLACEHOLDER = /\[paste #(\d+): [^\]\n]*\]/g;
+const IMAGE_PLACEHOLDER = /\[image (\d+): [^\]\n]*\]/g;
+/**
+ * The pasted images kept for their placeholders, newest: a prompt recalled with Up (or put back
+ * after a refusal) brings its images back while they are among these.
+ */
+const KEPT_IMAGES = 16;
 
 interface Search {
   query: string;
@@ -42,6 +52,8 @@ export class Editor {
   #search: Search | null = null;
   #pastes = new Map<number, string>();
   #pasteCount = 0;
+  #images = new Map<number, ToolImage>();
+  #imageCount = 0;
 
   constructor(history: string[] = [], readonly options: { mask?: boolean } = {}) {
     this.#history = history;
@@ -189,6 +201,27 @@ export class Editor {
     this.#set(text, text.length);
   }
 
+  /** Inserts a placeholder for each of `images` at the cursor: `[image 1: shot.png]`. */
+  attachImages(images: readonly ToolImage[]): void {
+    const tokens = images.map((image) => {
+      const n = ++this.#imageCount;
+      this.#images.set(n, image);
+      if (this.#images.size > KEPT_IMAGES) this.#images.delete(this.#images.keys().next().value!);
+      return `[image ${n}: ${(image.name ?? "image").replace(/[\x00-\x1f\x7f[\]]/g, "_")}]`;
+    });
+    this.#insert(tokens.join(" "));
+  }
+
+  /** The images whose placeholders `text` holds whole, in order (each once). */
+  imagesIn(text: string): ToolImage[] {
+    const found = new Set<ToolImage>();
+    for (const m of text.matchAll(IMAGE_PLACEHOLDER)) {
+      const image = this.#images.get(Number(m[1]));
+      if (image) found.add(image);
+    }
+    return [...found];
+  }
+
   /** The text with every paste placeholder replaced by what was pasted. */
   expanded(): string {
     return this.text.replace(PLACEHOLDER, (all, n) => this.#pastes.get(Number(n)) ?? all);
@@ -214,6 +247,7 @@ export class Editor {
 
   #submit(): EditorAction {
     const text = this.expanded();
+    const images = this.imagesIn(this.text);
     if (this.text.trim() && !this.options.mask) {
       if (this.#history.at(-1) !== this.text) this.#history.push(this.text);
     }
@@ -221,7 +255,7 @@ export class Editor {
     this.#draft = "";
     this.#set("", 0);
     this.#pastes.clear();
-    return { type: "submit", text };
+    return { type: "submit", text, ...(images.length ? { images } : {}) };
   }
 
   #paste(text: string): void {
@@ -255,7 +289,7 @@ export class Editor {
   #backspace(): void {
     if (this.cursor === 0) return;
     const before = this.text.slice(0, this.cursor);
-    const token = /\[paste #\d+: [^\]\n]*\]$/.exec(before);
+    const token = /\[(?:paste #|image )\d+: [^\]\n]*\]$/.exec(before);
     const start = token ? token.index : prevCodePoint(this.text, this.cursor);
     this.#set(this.text.slice(0, start) + this.text.slice(this.cursor), start);
   }

@@ -3,11 +3,14 @@
  * a folder of the worktree whose content goes with the prompt as an attachment. The content is
  * read by the file_read and list_dir tools through the one invocation path, so it is capped as
  * file_read caps it, the policy applies, and the session's audit records every read; the
- * attachments themselves are part of the user message the session stores. A mention of
- * something that does not exist stays plain text (`@someone`).
+ * attachments themselves are part of the user message the session stores. An image file (by its
+ * bytes: file_read returns it as an image) goes as an image of the prompt, not as text. A mention
+ * of something that does not exist stays plain text (`@someone`).
  */
 import type { Engine, SessionLog } from "../runtime/mod.ts";
 import { attachmentBlock } from "../runtime/attachments.ts";
+import type { ToolImage } from "../tool/types.ts";
+import { imageLabel } from "../tool/images.ts";
 
 /** One `@path` of a prompt. */
 export interface Mention {
@@ -42,9 +45,10 @@ export function findMentions(text: string): Mention[] {
   return out;
 }
 
-/** What attaching did: the attachment blocks, and a line per mention for the screen. */
+/** What attaching did: the attachment blocks and images, and a line per mention for the screen. */
 export interface Attached {
   blocks: string[];
+  images: ToolImage[];
   notes: { ok: boolean; text: string }[];
 }
 
@@ -53,7 +57,7 @@ export async function attachMentions(
   text: string,
   options: { engine: Engine; session: SessionLog; worktree: string; signal: AbortSignal },
 ): Promise<Attached> {
-  const attached: Attached = { blocks: [], notes: [] };
+  const attached: Attached = { blocks: [], images: [], notes: [] };
   for (const mention of findMentions(text)) {
     const kind = await kindOf(options.worktree, mention.path);
     if (!kind) continue;
@@ -70,6 +74,13 @@ export async function attachMentions(
     if (!inv.ok) {
       const why = inv.content.split("\n")[0];
       attached.notes.push({ ok: false, text: `@${mention.text} not attached: ${why}` });
+      continue;
+    }
+    if (kind === "file" && inv.images?.length) {
+      const images = inv.images.map((image) => ({ ...image, name: mention.path }));
+      attached.images.push(...images);
+      const labels = images.map((image) => imageLabel({ ...image, name: `@${mention.text}` }));
+      attached.notes.push({ ok: true, text: `attached ${labels.join(", ")}` });
       continue;
     }
     const lines = mention.from !== undefined ? { from: mention.from, to: mention.to! } : undefined;

@@ -14,6 +14,7 @@ import type {
   RuntimeInit,
   SessionLog,
 } from "../runtime/mod.ts";
+import type { ToolImage } from "../tool/types.ts";
 import { visibleControls, visibleControlsKeepingStyle } from "../util/terminal_text.ts";
 import { VERSION } from "../version.ts";
 import type { Command, Display } from "./slash_command.ts";
@@ -21,6 +22,7 @@ import { parseCommand } from "./slash_command.ts";
 import { Editor } from "./editor.ts";
 import type { History } from "./history.ts";
 import { KeyDecoder, type KeyEvent } from "./keys.ts";
+import { pastedPaths } from "./paste_path.ts";
 import { contextLabel, type ContextMeasure, liveView, statusLine } from "./live_region.ts";
 import { Questions } from "./questions.ts";
 import { type LiveView, Screen } from "./screen.ts";
@@ -74,7 +76,7 @@ export class Repl implements TaskHost {
   /** The open questions; the top one takes the keys. */
   readonly questions: Questions;
   #task: Task | null = null;
-  #queue: string[] = [];
+  #queue: { text: string; images: ToolImage[] }[] = [];
   #notice = "";
   #armed = false;
   #exiting = false;
@@ -232,7 +234,7 @@ export class Repl implements TaskHost {
     for await (const chunk of this.terminal.input()) {
       if (this.#finished) return;
       this.#keys(this.#decoder.feed(chunk));
-      if (this.#paused) await this.#paused;
+      while (this.#paused) await this.#paused;
       if (this.#decoder.waiting) {
         clearTimeout(this.#escTimer);
         this.#escTimer = setTimeout(() => this.#keys(this.#decoder.flush()), ESC_WAIT_MS);
@@ -243,8 +245,10 @@ export class Repl implements TaskHost {
   }
 
   #keys(keys: KeyEvent[]): void {
-    for (const key of keys) {
+    for (const [i, key] of keys.entries()) {
       if (this.#finished) return;
+      // Keys after a pasted image path or the external editor wait for it, in order.
+      if (this.#paused) return void this.#paused.then(() => this.#keys(keys.slice(i)));
       this.#key(key);
     }
     // Keys echo at once; streamed output waits for the next frame.
@@ -271,10 +275,13 @@ export class Repl implements TaskHost {
     if (this.#ctrlX && key.ctrl && key.name === "e") return this.#externalEditor();
     this.#ctrlX = key.ctrl === true && key.name === "x" && !this.editor.searching;
     if (key.ctrl && key.name === "l" && !this.editor.searching) return this.screen.redraw();
+    if (key.name === "paste" && !this.editor.searching && pastedPaths(key.text ?? "")) {
+      return this.#pause(import("./pasted_image.ts").then((m) => m.pasteImages(this, key)));
+    }
     const action = this.editor.handle(key);
     switch (action.type) {
       case "submit":
-        return this.#submit(action.text);
+        return this.#submit(action.text, action.images);
       case "exit":
         return this.exit();
       case "interrupt":
@@ -291,19 +298,25 @@ export class Repl implements TaskHost {
   /** Ctrl-X Ctrl-E: the input in $VISUAL or $EDITOR; the keys wait until it exits. */
   #externalEditor(): void {
     this.#ctrlX = false;
-    this.#paused = (async () => {
-      const { editExternally } = await import("./external_editor.ts");
-      const edited = await editExternally(this.editor.expanded(), {
-        terminal: this.terminal,
-        screen: this.screen,
-      });
-      if ("text" in edited) this.editor.setText(edited.text);
-      else this.error(edited.error);
-    })().catch((err) => this.error(`editor: ${(err as Error).message}`))
-      .finally(() => {
-        this.#paused = null;
-        this.screen.paint();
-      });
+    this.#pause(
+      (async () => {
+        const { editExternally } = await import("./external_editor.ts");
+        const edited = await editExternally(this.editor.expanded(), {
+          terminal: this.terminal,
+          screen: this.screen,
+        });
+        if ("text" in edited) this.editor.setText(edited.text);
+        else this.error(edited.error);
+      })().catch((err) => this.error(`editor: ${(err as Error).message}`)),
+    );
+  }
+
+  /** No key is handled until `work` ends. */
+  #pause(work: Promise<void>): void {
+    this.#paused = work.catch((err) => this.error((err as Error).message)).finally(() => {
+      this.#paused = null;
+      this.screen.paint();
+    });
   }
 
   #cancel(): void {
@@ -321,23 +334,26 @@ export class Repl implements TaskHost {
 
   /** Runs `text` as if typed, once the running task ends; not added to the history. */
   enqueue(text: string): void {
-    this.#queue.push(text);
+    this.#queue.push({ text, images: [] });
   }
 
-  #submit(text: string): void {
+  #submit(text: string, images: ToolImage[] = []): void {
     if (!text.trim()) return;
     void this.options.history.add(text);
     if (this.#task) {
-      this.#queue.push(text);
+      this.#queue.push({ text, images });
       return;
     }
-    this.#startInput(text);
+    this.#startInput(text, images);
   }
 
-  #startInput(text: string): void {
+  #startInput(text: string, images: ToolImage[]): void {
     this.screen.commit(`${this.style.cyan(this.style.glyphs.prompt)} ${text}`);
     const command = parseCommand(text);
     const shell = /^!\s*(\S[\s\S]*)$/.exec(text.trim());
+    if (images.length && (shell || command)) {
+      this.#notice = "images go only with a message: not sent";
+    }
     if (shell) {
       this.#start(
         `!${shell[1].split("\n")[0]}`,
@@ -348,7 +364,7 @@ export class Repl implements TaskHost {
         `/${command.name}`,
         (signal) => runCommand(this, { name: command.name, args: command.args, text, signal }),
       );
-    } else this.#start("turn", (signal) => runTurn(this, { text, signal }));
+    } else this.#start("turn", (signal) => runTurn(this, { text, images, signal, typed: true }));
   }
 
   #start(label: string, body: (signal: AbortSignal) => Promise<void>): void {
@@ -366,7 +382,7 @@ export class Repl implements TaskHost {
         this.questions.abandonAll();
         if (this.#exiting) return this.#finish();
         const next = this.#queue.shift();
-        if (next !== undefined) this.#startInput(next);
+        if (next !== undefined) this.#startInput(next.text, next.images);
         this.screen.paint();
       });
   }
@@ -408,7 +424,7 @@ export class Repl implements TaskHost {
       frame: this.#frame,
       style: this.style,
       task: this.#task,
-      queue: this.#queue,
+      queue: this.#queue.map((queued) => queued.text),
       prompt: this.questions.top,
       editor: this.editor,
       notice: this.#notice,

@@ -1,7 +1,9 @@
 /**
  * What a task runs for a line the user sent: a prompt becomes a turn of the engine (the first user
  * message of a new session names its file first; its `@path` mentions and a `!command`'s output go
- * with it as attachments, and the files it changed are summed up after it), a slash command runs
+ * with it as attachments, its images, pasted or mentioned, as images, unless the model takes none:
+ * then nothing is sent and the prompt goes back into the input; the files it changed are summed
+ * up after it), a slash command runs
  * in its context after it is logged in the session as a `command` message (never sent to the
  * provider), and `!command` runs in the shell (shell_escape.ts).
  */
@@ -13,7 +15,9 @@ import type {
   Runtime,
   SessionLog,
 } from "../runtime/mod.ts";
+import type { ToolImage } from "../tool/types.ts";
 import type { Command, CommandContext, Display } from "./slash_command.ts";
+import type { Editor } from "./editor.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { TurnView } from "./turn_view.ts";
@@ -37,6 +41,8 @@ export interface TaskHost {
   readonly display: Display;
   readonly commands: readonly Command[];
   readonly screen: Screen;
+  /** The input line: a prompt that could not be sent goes back into it. */
+  readonly editor: Editor;
   /** The running task. */
   readonly task: Task | null;
   /** The session is new: its first user message names it. */
@@ -65,10 +71,20 @@ export interface TaskHost {
   updateContext(tokens?: number, window?: number): void;
 }
 
-/** Runs `text` as a turn of the current engine (or one with `overrides`) on the current session. */
+/**
+ * Runs `text` (with the pasted `images`) as a turn of the current engine (or one with
+ * `overrides`) on the current session.
+ */
 export async function runTurn(
   host: TaskHost,
-  run: { text: string; signal: AbortSignal; overrides?: EngineOverrides | null },
+  run: {
+    text: string;
+    signal: AbortSignal;
+    overrides?: EngineOverrides | null;
+    images?: readonly ToolImage[];
+    /** Typed as it is (not a custom command's prompt): if refused, it goes back into the input. */
+    typed?: boolean;
+  },
 ): Promise<void> {
   const { text, signal } = run;
   const session = host.session!;
@@ -76,11 +92,6 @@ export async function runTurn(
     ? await host.engineFor(run.overrides).catch((err) => void host.error((err as Error).message))
     : host.engine;
   if (!engine) return run.overrides ? undefined : host.error(host.engineError);
-  if (host.fresh && !session.data.messages.some((m) => m.role === "user")) {
-    const { interactiveName } = await import("../runtime/sessions.ts");
-    await session.rename(interactiveName(new Date(), text));
-    host.fresh = false;
-  }
   const worktree = host.runtime!.worktree;
   const mentioned = text.includes("@")
     ? await (await import("./mentions.ts")).attachMentions(text, {
@@ -89,9 +100,17 @@ export async function runTurn(
       worktree,
       signal,
     })
-    : { blocks: [], notes: [] };
+    : { blocks: [], images: [], notes: [] };
   for (const note of mentioned.notes) {
     host.print(note.ok ? host.style.dim(note.text) : host.style.yellow(note.text));
+  }
+  const images = [...run.images ?? [], ...mentioned.images];
+  // A refused prompt leaves the session as it was: a new one stays unnamed.
+  if (images.length && await refused(host, { engine, images, text, typed: run.typed })) return;
+  if (host.fresh && !session.data.messages.some((m) => m.role === "user")) {
+    const { interactiveName } = await import("../runtime/sessions.ts");
+    await session.rename(interactiveName(new Date(), text));
+    host.fresh = false;
   }
   const prompt = withAttachments(text, [...mentioned.blocks, ...host.pending.splice(0)]);
   const since = new Date().toISOString();
@@ -100,6 +119,7 @@ export async function runTurn(
   const result = await engine.runTurn(prompt, {
     session,
     signal,
+    ...(images.length ? { images } : {}),
     onEvent: (event) => {
       view.event(event);
       host.screen.schedule();
@@ -117,6 +137,26 @@ export async function runTurn(
   const { changesSummary, turnChanges } = await import("../runtime/turn_changes.ts");
   const changes = await turnChanges(worktree, { session, since }).catch(() => null);
   if (changes?.files.length) host.print(host.style.dim(changesSummary(changes)));
+}
+
+/**
+ * Whether the model refuses the prompt's images: then the reason is shown, nothing is sent, and
+ * the prompt goes back into the input (unless something new was typed there; the history has it).
+ */
+async function refused(
+  host: TaskHost,
+  prompt: { engine: Engine; images: readonly ToolImage[]; text: string; typed?: boolean },
+): Promise<boolean> {
+  const { imagesRefusal } = await import("./prompt_images.ts");
+  const why = await imagesRefusal(prompt.engine, prompt.images);
+  if (why === null) return false;
+  const back = prompt.typed === true && !host.editor.text && prompt.text.trim() !== "";
+  if (back) host.editor.setText(prompt.text);
+  host.error(`not sent: ${why}`);
+  host.print(
+    host.style.dim(back ? "your message is back in the input" : "Up recalls your message"),
+  );
+  return true;
 }
 
 /**

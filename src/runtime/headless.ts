@@ -12,6 +12,8 @@ import { checkSessionName, interactiveName } from "../session/naming.ts";
 import type { Session } from "../session/session.ts";
 import type { Approver } from "../tool/approval.ts";
 import type { TurnLimits } from "../engine/budget.ts";
+import { imageRefusal } from "./image_refusal.ts";
+import type { ToolImage } from "../tool/types.ts";
 import { agentTypeOverrides } from "./agent_type.ts";
 import { sessionEnd, sessionStart } from "./session_hooks.ts";
 import type { Runtime } from "./runtime.ts";
@@ -40,6 +42,8 @@ export interface HeadlessRequest {
   limits?: TurnLimits;
   /** The answer must be a JSON value valid against this schema (one turn, not a team). */
   structured?: StructuredAnswer;
+  /** Images sent with the prompt (one turn, not a team), checked by src/tool/images.ts. */
+  images?: readonly ToolImage[];
 }
 
 /** How a prepared run reports while it runs. */
@@ -75,7 +79,8 @@ export interface HeadlessInfo {
 
 /**
  * What preparing found: a run ready to start, an unknown type or team (the caller's usage
- * error), or a session store that cannot be written.
+ * error), a session store that cannot be written, or a prompt the model cannot take (`refused`:
+ * images for a model that takes none; nothing was sent).
  */
 export type HeadlessSetup =
   | {
@@ -85,7 +90,8 @@ export type HeadlessSetup =
     run(options: HeadlessRunOptions): Promise<HeadlessOutcome>;
   }
   | { kind: "unknown"; message: string }
-  | { kind: "session_write"; message: string; session: string };
+  | { kind: "session_write"; message: string; session: string }
+  | { kind: "refused"; code: "images_not_accepted"; message: string; session: string };
 
 /**
  * Opens the session, checks the type or team and builds the headless engine; throws what loading
@@ -115,7 +121,17 @@ export async function prepareHeadless(
     ...(request.limits ? { limits: request.limits } : {}),
     ...typed?.overrides,
   });
-  const { team, prompt, structured } = request;
+  const { team, prompt, structured, images } = request;
+  // Refused before anything runs: no hook, no request, no session record.
+  const refused = await imageRefusal(engine, images ?? []);
+  if (refused) {
+    return {
+      kind: "refused",
+      code: "images_not_accepted",
+      message: refused,
+      session: session.name,
+    };
+  }
   return {
     kind: "ready",
     session: session.name,
@@ -129,7 +145,8 @@ export async function prepareHeadless(
       });
       try {
         if (!team) {
-          return { result: await engine.runTurn(prompt, { signal, onEvent, structured }) };
+          const result = await engine.runTurn(prompt, { signal, onEvent, structured, images });
+          return { result };
         }
         const run = await engine.runTeam(team, prompt, { session, signal, onEvent, onStage });
         return { result: teamResult(run), team: { memory: run.memory } };

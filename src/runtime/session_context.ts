@@ -36,7 +36,10 @@ export function sessionContext(data: Pick<SessionData, "messages">): SessionCont
     window ??= messages[i].compaction?.window ?? null;
     compactions++;
   }
-  const estimate = requestContext({ model: "", messages: buildContext([], messages) });
+  const estimate = requestContext({
+    model: "",
+    messages: buildContext([], messages, { images: true }),
+  });
   let last: number | null = null;
   for (let i = messages.length - 1; i >= 0 && last === null; i--) {
     const tokens = messages[i].usage?.prompt_tokens;

@@ -18,6 +18,7 @@ const MessageSchema = z.looseObject({
   tool_calls: z.array(ToolCallSchema).optional(),
   tool_call_id: z.string().optional(),
   compact_from: z.number().int().min(0).optional(),
+  images: z.array(z.looseObject({ data: z.string(), mimeType: z.string() })).optional(),
 });
 
 export const SessionDocumentSchema = z.looseObject({

@@ -6,6 +6,7 @@
 import { cutText } from "../util/text_cut.ts";
 import type { SessionData, SessionMessage } from "./types.ts";
 import type { ChatToolCall } from "../provider/types.ts";
+import { imageLabel } from "../tool/images.ts";
 
 export interface TranscriptOptions {
   /** Include the assistant's thinking (default: omitted). */
@@ -40,6 +41,11 @@ function entries(messages: readonly SessionMessage[]): Entry[] {
     out.push({ index, message, calls });
   });
   return out;
+}
+
+/** A message's images as `[image: shot.png (image/png, 1.2 KiB)]` lines: never their data. */
+function imageLines(message: SessionMessage | undefined, indent = ""): string[] {
+  return (message?.images ?? []).map((image) => `${indent}[image: ${imageLabel(image)}]`);
 }
 
 /** `name {args}` cut to a line. */
@@ -96,8 +102,9 @@ export function transcriptText(data: SessionData, options: TranscriptOptions = {
     }
     if (m.role === "tool") lines.push(`${m.name ?? "tool"}: ${resultLine(m)}`);
     else if (m.content?.trim()) lines.push(m.content.trimEnd());
+    lines.push(...imageLines(m));
     for (const { call, result } of entry.calls) {
-      lines.push(`  > ${callText(call)} => ${resultLine(result)}`);
+      lines.push(`  > ${callText(call)} => ${resultLine(result)}`, ...imageLines(result, "    "));
     }
     blocks.push(lines.join("\n"));
   }
@@ -131,10 +138,13 @@ export function transcriptMarkdown(data: SessionData, options: TranscriptOptions
     }
     if (m.role === "tool") out.push(`${codeSpan(m.name ?? "tool")}: ${codeSpan(resultLine(m))}`);
     else if (m.content?.trim()) out.push(m.content.trim());
+    const images = imageLines(m).map((line) => `- ${codeSpan(line)}`);
+    if (images.length) out.push(...(m.content?.trim() ? [""] : []), ...images);
     if (entry.calls.length) {
-      if (m.content?.trim()) out.push("");
+      if (m.content?.trim() || images.length) out.push("");
       for (const { call, result } of entry.calls) {
         out.push(`- ${codeSpan(callText(call))} → ${codeSpan(resultLine(result))}`);
+        out.push(...imageLines(result).map((line) => `  - ${codeSpan(line)}`));
       }
     }
   }

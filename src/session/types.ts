@@ -1,4 +1,5 @@
 import type { ChatToolCall, ProviderFields, Usage } from "../provider/types.ts";
+import type { ToolImage } from "../tool/types.ts";
 import type { PermissionRecord, TurnError } from "../shared/types.ts";
 export type { PermissionRecord };
 
@@ -24,6 +25,11 @@ export interface SessionMessage {
   finish_reason?: string | null;
   /** assistant: the round ended early (cancel or stream failure); content is what arrived. */
   partial?: boolean;
+  /**
+   * user: images sent with the prompt; tool: images the tool returned. Kept whole (base64), so a
+   * resumed session sends them again to a model that takes images.
+   */
+  images?: ToolImage[];
   /** tool: which call this answers. */
   tool_call_id?: string;
   name?: string;

@@ -159,10 +159,12 @@ export interface ToolOutput {
   images?: ToolImage[];
 }
 
-/** An image in a tool result: base64 data and its MIME type. */
+/** An image in a tool result or a prompt: base64 data and its MIME type. */
 export interface ToolImage {
   data: string;
   mimeType: string;
+  /** Where a prompt's image came from (a file name), shown to people; never sent to the model. */
+  name?: string;
 }
 
 /** Arguments handed to a per-invocation policy resolver. */

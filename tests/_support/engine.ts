@@ -58,13 +58,15 @@ export async function harness(
     plugins?: LoadResult;
     /** The engines' clock (the environment block's date). */
     clock?: Clock;
+    /** Extra fields of the fake provider's `/v1/models` entry (`architecture`, ...). */
+    modelEntry?: Record<string, unknown>;
   } = {},
 ): Promise<Harness> {
   const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "svc-engine-" }));
   for (const [name, content] of Object.entries(options.files ?? {})) {
     await Deno.writeTextFile(`${worktree}/${name}`, content);
   }
-  const fake = await startFakeProvider(script);
+  const fake = await startFakeProvider(script, { entry: options.modelEntry });
   const config = ConfigSchema.parse({
     stream_retry_delay: 0.01,
     stream_idle_timeout: 5,

@@ -70,7 +70,12 @@ const MODEL = "fake-model";
  */
 export function startFakeProvider(
   script: Reply[] | ((body: any, index: number) => Reply),
-  options: { models?: string[]; hostname?: string } = {},
+  options: {
+    models?: string[];
+    hostname?: string;
+    /** Extra fields of each listed model's entry (`architecture.input_modalities`, ...). */
+    entry?: Record<string, unknown>;
+  } = {},
 ): Promise<FakeProvider> {
   const requests: FakeProvider["requests"] = [];
   const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -93,7 +98,8 @@ export function startFakeProvider(
     requests.push({ method: req.method, path, headers: Object.fromEntries(req.headers), body });
     if (req.method === "GET" && path === "/v1/models") {
       const ids = options.models ?? [MODEL];
-      return Response.json({ object: "list", data: ids.map((id) => ({ id, object: "model" })) });
+      const data = ids.map((id) => ({ id, object: "model", ...options.entry }));
+      return Response.json({ object: "list", data });
     }
     if (req.method !== "POST" || path !== "/v1/chat/completions") {
       return new Response("not found", { status: 404 });

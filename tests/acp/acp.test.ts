@@ -282,7 +282,8 @@ Deno.test("an ACP session lists saved sessions, connects the editor's MCP server
       return { outcome: { outcome: "selected", optionId: "reject_always" } };
     })
     .onNotification("session/update", ({ params }) => void updates.push(params.update));
-  const agent = acpApp({ init: { baseUrl: fake.url, model: "m" }, log: () => {} });
+  const init = { baseUrl: fake.url, model: "m" };
+  const agent = acpApp({ init, log: () => {}, cwd: box.worktree });
   const out = await withHome(box.home, () =>
     app.connectWith(agent, async (ctx) => {
       await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION });
@@ -423,7 +424,8 @@ async function runThroughEditor(
     { text: "Ran it." },
   ]);
   const editor = terminalEditor(box.worktree);
-  const agent = acpApp({ init: { baseUrl: fake.url, model: "m" }, log: () => {} });
+  const init = { baseUrl: fake.url, model: "m" };
+  const agent = acpApp({ init, log: () => {}, cwd: box.worktree });
   const stop = await withHome(box.home, () =>
     editor.app.connectWith(agent, async (ctx) => {
       await ctx.request("initialize", {

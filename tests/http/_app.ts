@@ -56,12 +56,15 @@ export async function app(
     handler?: Partial<HandlerOptions>;
     /** Answer the /jobs routes over the worktree's jobs, as `svc serve` does. */
     jobs?: boolean;
+    /** Extra fields of the fake provider's `/v1/models` entry (`architecture`, ...). */
+    modelEntry?: Record<string, unknown>;
   } = {},
 ): Promise<App> {
   const h = await harness(script, {
     config: options.config,
     tools: options.tools,
     services: options.mcp === false ? [] : [mcpService],
+    modelEntry: options.modelEntry,
   });
   const served = await createServeApp(h.runtime, {
     maxWaiting: options.maxWaiting,

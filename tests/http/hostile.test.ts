@@ -177,7 +177,7 @@ Deno.test("an unknown field is 400 rather than silently ignored", async () => {
     res,
     400,
     "unknown field session; expected prompt, session_id, json_schema, json_retries, stream, " +
-      "approvals and include_partial_messages",
+      "approvals, include_partial_messages and images",
   );
 });
 

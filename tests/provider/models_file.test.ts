@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { imagesSetting } from "../../src/provider/models_file.ts";
 import {
   isApproved,
   loadApprovedModels,
@@ -85,5 +86,23 @@ Deno.test("a corrupt models.json is reported and treated as empty", async () => 
     const loaded = await loadApprovedModels({ dir });
     assert.deepEqual(loaded.entries, []);
     assert.match(loaded.warning!, /models\.json is not valid JSON/);
+  });
+});
+
+Deno.test("an entry's images setting is read, kept when last_used is bumped, and absent for other models", async () => {
+  await withDir(async (dir) => {
+    await Deno.mkdir(dir, { recursive: true });
+    const entry = { provider: "local", model: "llava", added_at: "", last_used: "", images: true };
+    await Deno.writeTextFile(
+      modelsPath({ dir }),
+      JSON.stringify([entry, { ...entry, model: "t", images: "yes" }]),
+    );
+    assert.equal(await imagesSetting("local", "llava", { dir }), true);
+    assert.equal(await imagesSetting("local", "t", { dir }), undefined);
+    assert.equal(await imagesSetting("local", "other", { dir }), undefined);
+    await recordApproval("local", "llava", { dir, resolutionMs: 0 });
+    const stored = JSON.parse(await Deno.readTextFile(modelsPath({ dir })));
+    assert.equal(stored[0].images, true);
+    assert.equal(await imagesSetting("local", "llava", { dir }), true);
   });
 });

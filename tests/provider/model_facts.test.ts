@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { probeContextWindow, windowOfEntry } from "../../src/provider/context_window.ts";
+import {
+  imagesOfEntry,
+  probeContextWindow,
+  probeImageInput,
+  windowOfEntry,
+} from "../../src/provider/model_facts.ts";
 import { compactionNote, contextFigure, tokenFigure } from "../../src/runtime/context_figure.ts";
 
 /** A backend answering `/v1/models` and `/props` from `routes`; counts the requests. */
@@ -14,7 +19,7 @@ function backend(routes: Record<string, unknown>) {
   return { url, seen, [Symbol.asyncDispose]: () => server.shutdown() };
 }
 
-Deno.test("the window comes from the model's /v1/models entry (context_length, max_model_len)", async () => {
+Deno.test("the window comes from the model's /v1/models entry (context_length, max_model_len), the list asked once", async () => {
   await using b = backend({
     "/v1/models": {
       data: [{ id: "a", context_length: 131072 }, { id: "b", max_model_len: 16384 }],
@@ -24,7 +29,7 @@ Deno.test("the window comes from the model's /v1/models entry (context_length, m
   assert.equal(await probeContextWindow(target, "a"), 131072);
   assert.equal(await probeContextWindow(target, "b"), 16384);
   assert.equal(await probeContextWindow(target, "a"), 131072);
-  assert.deepEqual(b.seen, ["/v1/models", "/v1/models"], "cached per process and model");
+  assert.deepEqual(b.seen, ["/v1/models"], "asked once per process and address");
 });
 
 Deno.test("without a window in /v1/models, llama.cpp's /props n_ctx is used, else none", async () => {
@@ -37,6 +42,42 @@ Deno.test("without a window in /v1/models, llama.cpp's /props n_ctx is used, els
   assert.equal(await probeContextWindow({ baseUrl: none.url, apiKey: "" }, "m"), null);
   assert.equal(windowOfEntry({ id: "x", context_window: 200000 }), 200000);
   assert.equal(windowOfEntry({ id: "x", context_length: "big" }), null);
+});
+
+Deno.test("image input is read from the model's entry, else llama.cpp's /props, else unknown", async () => {
+  await using b = backend({
+    "/v1/models": {
+      data: [
+        { id: "vision", architecture: { input_modalities: ["text", "image"] } },
+        { id: "text", architecture: { input_modalities: ["text"] } },
+        { id: "silent" },
+      ],
+    },
+    "/props": { modalities: { vision: true } },
+  });
+  const target = { baseUrl: b.url, apiKey: "" };
+  assert.deepEqual(
+    [
+      await probeImageInput(target, "vision"),
+      await probeImageInput(target, "text"),
+      await probeImageInput(target, "silent"),
+    ],
+    [true, false, true],
+  );
+  assert.deepEqual(b.seen, ["/v1/models", "/props"], "each address asked once");
+  await using none = backend({ "/v1/models": { data: [{ id: "m" }] } });
+  assert.equal(await probeImageInput({ baseUrl: none.url, apiKey: "" }, "m"), null);
+  assert.deepEqual(
+    [
+      { id: "a", capabilities: ["completion", "vision"] },
+      { id: "b", capabilities: { vision: false } },
+      { id: "c", type: "vlm" },
+      { id: "d", supports_vision: true },
+      { id: "e", modalities: { input: ["text"] } },
+      { id: "f", capabilities: "vision" },
+    ].map(imagesOfEntry),
+    [true, false, true, true, false, null],
+  );
 });
 
 Deno.test("context figures read as svc run --verbose prints them", () => {
