@@ -3,13 +3,15 @@
  * (wall time), their memory once idle (total RSS and each agent's), the supervisor's own CPU over
  * a window with every agent healthy (target: under 2% of one core), and `svc fleet down`.
  * Arguments: `--agents N` (default 50), `--cpu-seconds S` (default 60; shorter for quick runs),
- * `--ports first-last` (default 8780-8890). The supervisor runs with SPEC's timings (sweep 2 s,
- * health timeout 2 s). Linux only: RSS and CPU come from /proc.
+ * `--ports first-last` (default 8780-8890), `--installed` (the fleet of a temporary `deno task
+ * install` of this checkout, whose agents run through its launcher as a user's do, instead of the
+ * source tree). The supervisor runs with SPEC's timings (sweep 2 s, health timeout 2 s). Linux
+ * only: RSS and CPU come from /proc.
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { SVC_PERMISSIONS } from "../../src/launch/svc_command.ts";
-import { MAIN, median, report, timeProcess } from "./_util.ts";
+import { installTemporarySvc, listeningUrl, MAIN, median, report, timeProcess } from "./_util.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -17,6 +19,7 @@ const { values } = parseArgs({
     agents: { type: "string", default: "50" },
     "cpu-seconds": { type: "string", default: "60" },
     ports: { type: "string", default: "8780-8890" },
+    installed: { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -45,9 +48,10 @@ for (const name of names) {
 }
 const env = { HOME: home, NO_COLOR: "1", SVC_FLEET_PORT_RANGE: values.ports! };
 
+const installed = values.installed ? await installTemporarySvc() : null;
 async function svc(args: string[]): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
+  const out = await new Deno.Command(installed?.bin ?? Deno.execPath(), {
+    args: installed ? args : ["run", ...SVC_PERMISSIONS, "--quiet", MAIN, ...args],
     cwd: root,
     env,
     stdin: "null",
@@ -107,7 +111,29 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
 }
 
+/**
+ * One `svc serve` over the first agent's folder until it listens: a first start in a new HOME
+ * validates the config and the manifests (loading zod) and remembers them
+ * (src/launch/start_memo.ts); a user's agents start with them remembered.
+ */
+async function warmUp(): Promise<void> {
+  const child = new Deno.Command(installed?.bin ?? Deno.execPath(), {
+    args: [
+      ...(installed ? [] : ["run", ...SVC_PERMISSIONS, "--quiet", MAIN]),
+      ...["serve", "--port", "0", "--no-auth", "--path", join(root, names[0])],
+    ],
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  await listeningUrl(child.stderr);
+  child.kill("SIGTERM");
+  await child.status;
+}
+
 try {
+  await warmUp();
   await svc(["fleet", "init", "--no-trust"]);
   const start = performance.now();
   await svc(["fleet", "up", "--detach"]);
@@ -168,5 +194,6 @@ try {
 } finally {
   await svc(["fleet", "down"]).catch(() => {});
   await Deno.remove(root, { recursive: true }).catch(() => {});
+  await installed?.remove();
   await Deno.remove(home, { recursive: true }).catch(() => {});
 }

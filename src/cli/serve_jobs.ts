@@ -5,10 +5,25 @@
  * the server's runtime. Approvals are this process's user's, as when they type `svc jobs approve`.
  */
 import type { JobChange, JobRunStart, JobsApi } from "../http/mod.ts";
-import { change, show, status } from "../jobs/commands.ts";
-import { readRegister } from "../jobs/mod.ts";
-import { runJob } from "../jobs/runner.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+
+/**
+ * The jobs modules, imported on the first jobs request: they bring zod and the register's
+ * schemas (about 890 KiB of the build), which an idle server or a fleet agent that is never asked
+ * about jobs need not hold (docs/performance.md, ninth round).
+ */
+let jobsModules: ReturnType<typeof importJobs> | undefined;
+async function importJobs() {
+  const [commands, register, runner] = await Promise.all([
+    import("../jobs/commands.ts"),
+    import("../jobs/mod.ts"),
+    import("../jobs/runner.ts"),
+  ]);
+  return { commands, register, runner };
+}
+function loadJobs() {
+  return jobsModules ??= importJobs();
+}
 
 /** The JobsApi over the jobs of `runtime`'s worktree; `log` gets the runs' progress lines. */
 export function serveJobs(
@@ -16,8 +31,8 @@ export function serveJobs(
   options: { log?: (line: string) => void } = {},
 ): JobsApi {
   const worktree = runtime.worktree;
-  const known = async (name: string) =>
-    (await readRegister(worktree)).jobs.some((job) => job.name === name);
+  const register = async () => (await (await loadJobs()).register.readRegister(worktree)).jobs;
+  const known = async (name: string) => (await register()).some((job) => job.name === name);
   const captured = async (run: (out: (text: string) => void) => Promise<void>) => {
     let text = "null";
     await run((printed) => text = printed);
@@ -25,17 +40,26 @@ export function serveJobs(
   };
   const runs = backgroundRuns(runtime, options.log ?? (() => {}));
   return {
-    status: () => captured((out) => status(worktree, { json: true, out })),
-    show: async (name) =>
-      await known(name) ? await captured((out) => show(worktree, name, { json: true, out })) : null,
-    change: async (name, what: JobChange) =>
-      await known(name)
+    status: async () => {
+      const { status } = (await loadJobs()).commands;
+      return captured((out) => status(worktree, { json: true, out }));
+    },
+    show: async (name) => {
+      const { show } = (await loadJobs()).commands;
+      return await known(name)
+        ? await captured((out) => show(worktree, name, { json: true, out }))
+        : null;
+    },
+    change: async (name, what: JobChange) => {
+      const { change } = (await loadJobs()).commands;
+      return await known(name)
         ? await captured((out) => change(worktree, { json: true, out, what, name }))
-        : null,
+        : null;
+    },
     run: async (name) => await known(name) ? await runs.start(name) : null,
     busySessions: async () => {
       const busy = new Map<string, string>();
-      for (const job of (await readRegister(worktree)).jobs) {
+      for (const job of await register()) {
         if (job.state !== "executing") continue;
         for (const attempt of job.history) {
           if (attempt.ended_at === null && attempt.session) busy.set(attempt.session, job.name);
@@ -55,11 +79,12 @@ function backgroundRuns(runtime: Runtime, log: (line: string) => void) {
   const stop = new AbortController();
   const running = new Set<Promise<unknown>>();
   return {
-    start(name: string): Promise<JobRunStart> {
-      if (stop.signal.aborted) {
-        return Promise.resolve({ refused: "the server is shutting down" });
-      }
-      return new Promise<JobRunStart>((resolve) => {
+    async start(name: string): Promise<JobRunStart> {
+      const { runJob } = (await loadJobs()).runner;
+      // Checked after the import, in the same step as the run joins `running`, so `close` waits
+      // for every run it did not refuse.
+      if (stop.signal.aborted) return { refused: "the server is shutting down" };
+      return await new Promise<JobRunStart>((resolve) => {
         const done = runJob({
           worktree: runtime.worktree,
           name,

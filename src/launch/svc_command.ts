@@ -31,6 +31,8 @@ export const SVC_PERMISSIONS = [
  * makes much short-lived garbage, and with the default young generation (which grows to 16 MiB and
  * more) a 2 MB answer peaked at 160-170 MiB RSS, against 97-102 MiB with the flag, at equal or
  * lower CPU; `svc serve` answered 200 KB chats 20% faster with half the CPU (docs/performance.md).
+ * The installed `svc serve` runs with options of its own (SERVE_V8_OPTIONS in
+ * scripts/launcher_script.ts: 2 MiB semi-spaces and lazy compiling, for a server that stays up).
  */
 export const SVC_V8_OPTIONS = ["--max-semi-space-size=1"] as const;
 

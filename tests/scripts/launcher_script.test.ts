@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { launcherScript, notNativeDeno } from "../../scripts/launcher_script.ts";
+import {
+  LAUNCHER_V8_OPTIONS,
+  launcherScript,
+  notNativeDeno,
+  SERVE_V8_OPTIONS,
+} from "../../scripts/launcher_script.ts";
 
 /**
  * A temp folder with a launcher for a tiny main.js that prints what it runs on, and a `deno` on
@@ -14,7 +19,8 @@ async function launcherFor(deno: string) {
   await Deno.writeTextFile(`${dir}/deno.json`, "{}\n");
   await Deno.writeTextFile(
     `${dir}/main.js`,
-    "console.log(JSON.stringify({ deno: Deno.execPath(), pid: Deno.pid, args: Deno.args }));\n",
+    "const cache = Deno.env.get('DENO_DIR');\n" +
+      "console.log(JSON.stringify({ deno: Deno.execPath(), pid: Deno.pid, args: Deno.args, cache }));\n",
   );
   const launcher = `${dir}/svc`;
   await Deno.writeTextFile(
@@ -30,6 +36,7 @@ async function launcherFor(deno: string) {
   );
   return {
     launcher,
+    dir,
     env: { PATH: `${dir}/path:${Deno.env.get("PATH")}` },
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
   };
@@ -50,7 +57,32 @@ Deno.test("the launcher execs the Deno binary it names, not the deno first on PA
     deno: Deno.execPath(),
     pid: child.pid,
     args: ["a b", "c"],
+    cache: `${box.dir}/cache`,
   });
+});
+
+Deno.test("svc serve runs without --no-lazy under a cache folder of its own; every other command under the shared one", async () => {
+  await using box = await launcherFor(Deno.execPath());
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(box.launcher, { args, env: box.env, stdout: "piped" })
+      .output();
+    const { cache, args: seen } = JSON.parse(new TextDecoder().decode(out.stdout));
+    return { code: out.code, cache, args: seen };
+  };
+  assert.deepEqual(
+    [await run(["serve", "--port", "0"]), await run(["run", "serve"]), await run([])],
+    [
+      { code: 0, cache: `${box.dir}/cache-serve`, args: ["serve", "--port", "0"] },
+      { code: 0, cache: `${box.dir}/cache`, args: ["run", "serve"] },
+      { code: 0, cache: `${box.dir}/cache`, args: [] },
+    ],
+  );
+  const script = await Deno.readTextFile(box.launcher);
+  const flags = script.split("\n").filter((line) => line.includes("exec ")).map((line) =>
+    /--v8-flags=(\S+)/.exec(line)?.[1]
+  );
+  assert.deepEqual(flags, [SERVE_V8_OPTIONS.join(","), LAUNCHER_V8_OPTIONS.join(",")]);
+  assert.ok(!SERVE_V8_OPTIONS.includes("--no-lazy" as never));
 });
 
 Deno.test("a launcher whose Deno binary is gone says to install svc again and exits 127", async () => {
