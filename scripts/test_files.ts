@@ -31,6 +31,7 @@ const SLOW = [
   "tests/fleet/fleet_e2e.test.ts",
   "plugins/svc-core-mcp/tests/cli.test.ts",
   "tests/cli/npm_wrapper.test.ts",
+  "plugins/svc-core-mcp/tests/elicitation_approver.test.ts",
 ];
 
 /** `files` with the known slow ones first, longest first; the rest keep their order. */

@@ -2,7 +2,7 @@
  * The write race under the installed command's permissions (SVC_PERMISSIONS, no -A: Deno refuses
  * /proc/self/fd there, so a confined write cannot check its folder through a descriptor). A
  * second process swaps a folder of the worktree with a symbolic link to a folder outside; the
- * edit tools, writing in bubblewrap, must land nothing outside in 2,000 attempts. The same race
+ * edit tools, writing in bubblewrap, must land nothing outside in 1,000 attempts. The same race
  * against the check by path they used before shows the harness catches a write that lands.
  */
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import { sandboxKind } from "../../../src/sandbox/probe.ts";
 import { startSwapRacer } from "../../../tests/_support/swap_racer.ts";
 import { worktree } from "./_context.ts";
 
-const ATTEMPTS = 2000;
+const ATTEMPTS = 1000;
 const AT_ONCE = 8;
 
 const kind = Deno.build.os === "linux" ? await sandboxKind() : undefined;
@@ -95,7 +95,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "under svc's permissions file_write and file_edit land nothing outside in 2,000 raced writes",
+    "under svc's permissions file_write and file_edit land nothing outside in 1,000 raced writes",
   ignore: skipped !== undefined,
   async fn() {
     const run = await race("tools", 30_000);
