@@ -10,7 +10,6 @@ import { EditorFiles } from "./files.ts";
 import { mcpEntries } from "./mcp.ts";
 import { editorApprover } from "./permission.ts";
 import { promptImages, promptText } from "./prompt.ts";
-import { imageRefusal } from "../runtime/image_refusal.ts";
 import { replayUpdates } from "./replay.ts";
 import { AcpSession, type Mode, MODES } from "./session.ts";
 import { stopReason, text } from "./updates.ts";
@@ -145,7 +144,7 @@ export class AcpAgent {
     const images = promptImages(params.prompt);
     if ("problem" in images) throw acp.RequestError.invalidParams(undefined, images.problem);
     // A model that takes no images: refused before the turn, in the engine's words.
-    const refused = images.length ? await imageRefusal(await session.engine(), images) : null;
+    const refused = images.length ? await (await session.engine()).refuseImages(images) : null;
     if (refused) throw acp.RequestError.invalidParams(undefined, refused);
     const prompt = await promptText(params.prompt, (path) => session.readLinked(path, signal));
     if (typeof prompt !== "string") throw acp.RequestError.invalidParams(undefined, prompt.problem);

@@ -14,7 +14,7 @@ import type { StructuredAnswer } from "./structured.ts";
 import { engineInvokeEnv, toolEndEvent } from "./calls.ts";
 import { type Invocation, invokeTool } from "../tool/invoke.ts";
 import { delegate } from "./delegate.ts";
-import { type ImageInput, imageInput } from "./image_input.ts";
+import { type ImageInput, imageInput, imagesRefused } from "./image_input.ts";
 import { refusedTeamRun, runTeam, type TeamRun, type TeamRunOptions } from "./team.ts";
 
 export { MAX_ROUNDS } from "./turn.ts";
@@ -172,6 +172,15 @@ export class Engine {
    */
   imageInput(): Promise<ImageInput> {
     return imageInput(this.deps);
+  }
+
+  /**
+   * Why `images` cannot go with a prompt to this engine's model (too many, or the model takes
+   * none), in the words the turn itself would refuse them with; null when they can (and at once
+   * for none). Front-ends ask before anything runs: nothing sent, no hook, no session record.
+   */
+  async refuseImages(images: readonly ToolImage[]): Promise<string | null> {
+    return images.length ? await imagesRefused(this.deps, images) : null;
   }
 
   /**

@@ -20,7 +20,6 @@ import { acceptsEvents, type ChatStream, chatStream, type StreamDeps } from "./c
 import type { TurnRegistry } from "./turns.ts";
 import type { ClientApprovals } from "./approvals.ts";
 import { chatImages } from "./chat_images.ts";
-import { imageRefusal } from "../runtime/image_refusal.ts";
 import type { ToolImage } from "../tool/types.ts";
 
 /** What POST /chat needs: the shared engine, its session store and lock, the shutdown signal. */
@@ -94,7 +93,7 @@ export async function handleChat(request: Request, ctx: ChatContext): Promise<Re
   const structured = await structuredOf(input);
   if (typeof structured === "string") return fail(400, structured);
   // A model that takes no images: refused now, before the queue, a session or a hook.
-  const refused = await imageRefusal(deps.engine, input.images ?? []);
+  const refused = await deps.engine.refuseImages(input.images ?? []);
   if (refused) return fail(400, refused);
   if (deps.shutdown.aborted) return shuttingDown();
   const abort = new AbortController();

@@ -12,7 +12,6 @@ import { checkSessionName, interactiveName } from "../session/naming.ts";
 import type { Session } from "../session/session.ts";
 import type { Approver } from "../tool/approval.ts";
 import type { TurnLimits } from "../engine/budget.ts";
-import { imageRefusal } from "./image_refusal.ts";
 import type { ToolImage } from "../tool/types.ts";
 import { agentTypeOverrides } from "./agent_type.ts";
 import { sessionEnd, sessionStart } from "./session_hooks.ts";
@@ -123,7 +122,7 @@ export async function prepareHeadless(
   });
   const { team, prompt, structured, images } = request;
   // Refused before anything runs: no hook, no request, no session record.
-  const refused = await imageRefusal(engine, images ?? []);
+  const refused = await engine.refuseImages(images ?? []);
   if (refused) {
     return {
       kind: "refused",
