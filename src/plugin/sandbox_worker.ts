@@ -8,7 +8,7 @@
  */
 /// <reference lib="deno.worker" />
 import type { Config } from "../config/schema.ts";
-import * as z from "zod";
+import { zodApi } from "../tool/zod_api.ts";
 import { argSchema, useZod } from "../tool/arg_schema.ts";
 import { toolContext } from "../tool/context.ts";
 import type {
@@ -47,7 +47,7 @@ lockDown();
 
 // A tool's schema may be a builder of zod (arg_schema.ts). zod is imported with this module: once
 // the plugin runs, the Worker may read only what its grant allows, so it could not load zod later.
-useZod(z);
+useZod(zodApi);
 
 self.onmessage = (event: MessageEvent<HostMessage>) => {
   const message = event.data;

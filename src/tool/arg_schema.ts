@@ -1,6 +1,6 @@
 /**
  * A tool's argument schema, built on first use. A tool may give its zod schema as a function of
- * the zod namespace instead of a built object: loading zod and building svc's schemas cost an
+ * zod (`zodApi`: zod's schema constructors) instead of a built object: loading zod and building svc's schemas cost an
  * installed `svc run` about a fifth of its start (docs/performance.md), and a turn whose tools
  * advertise remembered JSON schemas (start_memo.ts) and are never called needs neither. Whoever
  * validates arguments awaits `loadZod()` first (the invocation path does); `argSchema` then
@@ -8,9 +8,9 @@
  */
 import type * as Z from "zod";
 import type { Tool } from "./types.ts";
+import type { Zod } from "./zod_api.ts";
 
-/** The zod namespace, as `import * as z from "zod"` binds it. */
-export type Zod = typeof Z;
+export type { Zod };
 
 /** A schema given as a function of zod, called once when first needed. */
 export type SchemaBuilder<S extends Z.ZodObject = Z.ZodObject> = (zod: Zod) => S;
@@ -23,11 +23,11 @@ const built = new WeakMap<SchemaBuilder, Z.ZodObject>();
 
 /** Loads zod once per process; cheap after the first call. */
 export async function loadZod(): Promise<Zod> {
-  return zod ??= await import("zod");
+  return zod ??= (await import("./zod_api.ts")).zodApi;
 }
 
 /**
- * Hands over the zod namespace a module imported statically, for code that cannot import later
+ * Hands over the zod a module imported statically (`zodApi`), for code that cannot import later
  * (a plugin sandbox's Worker may not read svc's files once it runs: its grant covers its plugin).
  */
 export function useZod(namespace: Zod): void {

@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import type { Action, Category, Config, ToolPermission } from "../config/schema.ts";
 import type { Resolved } from "../policy/evaluate.ts";
+import type { Zod } from "./zod_api.ts";
 
 export type { Action, Category, Resolved, ToolPermission };
 
@@ -190,7 +191,7 @@ export interface Tool {
    * of the zod namespace builds it on first use instead (arg_schema.ts), which keeps zod off the
    * start of a turn that does not call the tool.
    */
-  schema: z.ZodObject | ((zod: typeof z) => z.ZodObject);
+  schema: z.ZodObject | ((zod: Zod) => z.ZodObject);
   /**
    * The JSON schema advertised for the arguments when it comes from elsewhere (an MCP server's
    * `inputSchema`, size-capped by its plugin). Without it the advertised schema is derived from

@@ -169,9 +169,10 @@ async function loadsNoNodeModuleForCommander(
 
 /**
  * The build carries its id; the start path (main, the program, `svc run`, the runtime, `svc
- * serve`'s jobs, the bundled plugins) never imports zod statically; after one run has remembered the config, the manifests and the
- * tool schemas, a one-word turn with the same flags runs with zod's chunk gone; and a config that changes is checked
- * again, so a bad value still fails with zod's own message.
+ * serve`'s jobs, the bundled plugins) never imports zod statically; of zod's locales only English
+ * is in the build; after one run has remembered the config, the manifests and the tool schemas, a
+ * one-word turn with the same flags runs with zod's chunk gone; and a config that changes is
+ * checked again, so a bad value still fails with zod's own message.
  */
 async function startsWithoutZod(
   dist: string,
@@ -187,6 +188,12 @@ async function startsWithoutZod(
   assert.equal(ids.length, 1);
   const zod = chunks.filter((name) => text(name).includes("zod/v4/core/schemas.js"));
   assert.equal(zod.length, 1);
+  // Of zod's locales only English is in the build: a zod namespace passed as a value would keep
+  // all 60-odd, and every process that validates would load them (src/tool/zod_api.ts).
+  const locales = chunks.flatMap((name) =>
+    [...text(name).matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map((m) => m[1])
+  );
+  assert.deepEqual([...new Set(locales)], ["en"]);
   // svc serve's own chunks too: an idle server or fleet agent holds no zod (its jobs load on use).
   const roots = chunks
     .filter((name) => /^(main|program-.*|run_action-.*|runtime-.*|serve_jobs-.*)\.js$/.test(name))

@@ -4,6 +4,7 @@ import { argSchema, loadZod, type Zod } from "../../src/tool/arg_schema.ts";
 import { normalizeToolCall } from "../../src/tool/normalize.ts";
 import { prepareSchemas, ToolRegistry } from "../../src/tool/registry.ts";
 import type { Tool } from "../../src/tool/types.ts";
+import { zodApi } from "../../src/tool/zod_api.ts";
 
 let builds = 0;
 const shape = (zod: Zod) => ({
@@ -43,7 +44,7 @@ Deno.test("a tool whose schema is a builder advertises the same JSON schema as a
 
 Deno.test("a builder runs once for a tool and its copies, with the zod svc loads", async () => {
   const zod = await loadZod();
-  assert.equal(zod, z);
+  assert.equal(zod, zodApi);
   const counted = (schema: Tool["schema"]) => {
     const before = builds;
     const first = argSchema(tool(schema));
