@@ -17,6 +17,7 @@ import {
   type Registrations,
 } from "./registrars.ts";
 import type { SandboxHandle } from "./sandboxed.ts";
+import { startTimer } from "../util/timer.ts";
 
 /** Status of a plugin after loading. */
 export type PluginStatus = "loaded" | "disabled" | "skipped" | "errored";
@@ -241,11 +242,11 @@ async function activate(
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    cancel = startTimer(ms, () => reject(new Error(`timed out after ${ms} ms`)));
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(cancel);
 }
 
 function firstLine(err: unknown): string {

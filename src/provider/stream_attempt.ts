@@ -4,6 +4,7 @@ import { ChunkAccumulator } from "./chunk_accumulator.ts";
 import { parseRetryAfter, shortBody } from "./http_util.ts";
 import { readBodyCapped } from "../util/read_body.ts";
 import type { ChatToolCall, StreamEvent, Usage } from "./types.ts";
+import { startTimer } from "../util/timer.ts";
 
 /** How one attempt ended; the retry policy in sse_client.ts decides what happens next. */
 export type AttemptOutcome =
@@ -88,11 +89,11 @@ async function* attempt(
   // costs no timers. Every byte moves `lastByte` (bounded by `seconds`); only output moves
   // `lastOutput` (bounded by `pingSeconds`): keep-alive comments and empty deltas do not (see
   // acc.progress), so they keep a stream alive up to the longer ping bound only.
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer = () => {};
   let lastByte = 0;
   let lastOutput = 0;
   const arm = (seconds: number, pingSeconds = 0) => {
-    clearTimeout(timer);
+    cancelTimer();
     lastByte = lastOutput = performance.now();
     if (seconds <= 0 && pingSeconds <= 0) return;
     const left = (bound: number, since: number) =>
@@ -100,8 +101,9 @@ async function* attempt(
     const check = () => {
       const byteLeft = left(seconds, lastByte);
       const pingLeft = left(pingSeconds, lastOutput);
-      if (byteLeft > 0 && pingLeft > 0) timer = setTimeout(check, Math.min(byteLeft, pingLeft));
-      else (stalled = true, stalledOnPings = byteLeft > 0, ctl.abort());
+      if (byteLeft > 0 && pingLeft > 0) {
+        cancelTimer = startTimer(Math.min(byteLeft, pingLeft), check);
+      } else (stalled = true, stalledOnPings = byteLeft > 0, ctl.abort());
     };
     check();
   };
@@ -213,7 +215,7 @@ async function* attempt(
     if (acc.strayText) return { kind: "provider_error", detail: shortBody(acc.strayText) };
     return { kind: "ended", sawContent: acc.sawContent };
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
     opts.signal?.removeEventListener("abort", onAbort);
     ctl.abort();
   }

@@ -7,6 +7,7 @@ import type { SessionData, SessionEnvironment, SessionMessage } from "./types.ts
 import { ByteList, concatBytes } from "../util/byte_list.ts";
 import { LiveResults } from "./live.ts";
 import { continuable, noteWrite, recordedLatest } from "./latest.ts";
+import { startTimer } from "../util/timer.ts";
 
 /**
  * Largest session file svc loads (a 5,000-message session is about 2 MiB). A bigger file is
@@ -41,7 +42,8 @@ export class Session implements SessionLog {
   /** How many records of each list the file holds, as this process last wrote or read it. */
   #durable: Counts;
   #waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the timer of a deferred write (`#commit`), when one is waiting. */
+  #cancelTimer: (() => void) | undefined;
   /** The last failed write, reported once by `sync`. */
   #failure: unknown = null;
   /** A rename happened since the folder was last fsynced. */
@@ -189,20 +191,18 @@ export class Session implements SessionLog {
       this.#waiters.push({ resolve, reject });
     });
     if (deferMs > 0) {
-      this.#timer ??= setTimeout(() => {
-        this.#timer = undefined;
+      this.#cancelTimer ??= startTimer(deferMs, () => {
+        this.#cancelTimer = undefined;
         this.#kick();
-      }, deferMs);
+      });
     } else this.#kick();
     return written;
   }
 
   /** Starts writing whatever is pending (after the write in progress, if any). */
   #kick(): void {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
     void this.#serial(() => this.#flush());
   }
 

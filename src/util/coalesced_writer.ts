@@ -1,3 +1,5 @@
+import { startTimer } from "./timer.ts";
+
 /**
  * Streamed text written in batches: while tokens arrive, at most one write per frame (16 ms) or
  * per 64 KiB reaches the sink, instead of one system call per token. A terminal repaints no faster
@@ -6,7 +8,7 @@
 export class CoalescedWriter {
   #pending: string[] = [];
   #size = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancelTimer: (() => void) | undefined;
   readonly #encoder = new TextEncoder();
 
   /** `sink` writes synchronously and may write less than it is given (it returns the count). */
@@ -22,13 +24,13 @@ export class CoalescedWriter {
     this.#pending.push(text);
     this.#size += text.length;
     if (this.#size >= this.maxChars) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.frameMs);
+    else this.#cancelTimer ??= startTimer(this.frameMs, () => this.flush());
   }
 
   /** Writes everything queued now (before other output, and before exiting). */
   flush(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
     if (this.#size === 0) return;
     const bytes = this.#encoder.encode(this.#pending.join(""));
     this.#pending = [];

@@ -1,16 +1,17 @@
 /** Time helpers: waits, with or without an abort signal, and the one clock daemons take. */
+import { startTimer } from "./timer.ts";
 
 /** Waits `ms` milliseconds or until `signal` aborts; resolves false when aborted. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(false);
     const finish = (completed: boolean) => {
-      clearTimeout(timer);
+      cancel();
       signal?.removeEventListener("abort", onAbort);
       resolve(completed);
     };
     const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(true), Math.max(0, ms));
+    const cancel = startTimer(ms, () => finish(true));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

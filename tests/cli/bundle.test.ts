@@ -89,9 +89,59 @@ Deno.test("deno task bundle output runs from another folder with every bundled p
     true,
   ]);
   await startsWithoutZod(dist, run, box.env.HOME);
+  await turnsWithoutNodeTimers(dist, box);
   await answersAcpInitialize(dist, box);
   await Deno.remove(dist, { recursive: true });
 });
+
+/**
+ * A one-word turn (plugins loaded, the session written, the answer streamed and printed) never
+ * reads the global `setTimeout` or `setInterval`, whose first read loads Deno's Node timers (about
+ * 8 ms; src/util/timer.ts). A module run before svc reports any read.
+ */
+async function turnsWithoutNodeTimers(
+  dist: string,
+  box: { worktree: string; env: Record<string, string> },
+): Promise<void> {
+  const probe = await Deno.makeTempFile({ suffix: ".js" });
+  await Deno.writeTextFile(
+    probe,
+    `for (const name of ["setTimeout", "setInterval"]) {
+  const real = Object.getOwnPropertyDescriptor(globalThis, name);
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    get() {
+      Deno.stderr.writeSync(new TextEncoder().encode(name + " read\\n"));
+      return real.get.call(this);
+    },
+  });
+}\n`,
+  );
+  const fake = await startFakeProvider(() => ({ text: "Done" }));
+  try {
+    const turn = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...SVC_PERMISSIONS,
+        "--preload",
+        probe,
+        `${dist}/main.js`,
+        ...["run", "--base-url", fake.url, "--model", "m", "-p", "hi"],
+      ],
+      cwd: box.worktree,
+      env: box.env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.deepEqual(
+      [turn.code, new TextDecoder().decode(turn.stdout), new TextDecoder().decode(turn.stderr)],
+      [0, "Done\n", ""],
+    );
+  } finally {
+    await fake.close();
+    await Deno.remove(probe);
+  }
+}
 
 /** `svc acp` from the bundle answers `initialize`: the ACP SDK is in the build. */
 async function answersAcpInitialize(
