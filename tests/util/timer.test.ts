@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTimer } from "../../src/util/timer.ts";
+import { startTimer, STEP_MS } from "../../src/util/timer.ts";
 
 /** Runs `code` in a new Deno process (the timer module imported as `startTimer`). */
 async function inProcess(code: string): Promise<{ out: string; ms: number }> {
@@ -31,6 +31,23 @@ Deno.test("a timer fires once after its time, in order with other timers, and no
   await done.promise;
   assert.ok(performance.now() - started >= 59);
   assert.deepEqual(fired, ["negative", "NaN", "20", "60"]);
+});
+
+Deno.test("a wait longer than one step fires once, on time, and cancels at any step", async () => {
+  const started = performance.now();
+  let fired = 0;
+  const done = Promise.withResolvers<number>();
+  startTimer(STEP_MS + 200, () => {
+    fired++;
+    done.resolve(performance.now() - started);
+  });
+  let late = 0;
+  const cancel = startTimer(STEP_MS + 200, () => late++);
+  startTimer(STEP_MS + 50, cancel); // cancelled after its first step ran out
+  const took = await done.promise;
+  assert.ok(took >= STEP_MS + 199 && took < STEP_MS + 1200, `fired after ${took} ms`);
+  await new Promise((resolve) => startTimer(100, () => resolve(undefined)));
+  assert.deepEqual([fired, late], [1, 0]);
 });
 
 Deno.test("a pending timer keeps the process alive as setTimeout does; a cancelled one does not", async () => {
