@@ -17,7 +17,7 @@ const CHECKOUT = new URL("../../", import.meta.url).pathname;
 
 /** A way to start svc: a program and the arguments that come before svc's own. */
 export interface SvcBuild {
-  name: "source" | "installed";
+  name: "source" | "bundle" | "installed";
   command: string;
   prefix: string[];
   /** The folder holding its main module and bundled `plugins/`, with a trailing slash. */
@@ -31,6 +31,30 @@ export const SOURCE_BUILD: SvcBuild = {
   prefix: ["run", ...SVC_PERMISSIONS, "--quiet", `${CHECKOUT}main.ts`],
   folder: CHECKOUT,
 };
+
+/**
+ * The svc the end-to-end tests spawn (`svc` and `spawnSvc` of cli.ts): the bundle users install,
+ * which `deno task test` builds once from this checkout and names in SVC_TEST_BUNDLE (its
+ * `main.js`), run with svc's permissions as `deno task bundle` documents; without that variable
+ * (a test file run alone with `deno test`), the source tree. From the bundle a spawned svc costs
+ * about half the CPU of the source tree's (commander's Node imports and zod's locales stay
+ * unloaded), and the tests prove what users run.
+ */
+export const TEST_BUILD: SvcBuild = testBundle() ?? SOURCE_BUILD;
+
+/** The main module of `TEST_BUILD`, for tests that start it with other flags (`-A`, a pty). */
+export const TEST_MAIN: string = TEST_BUILD.prefix.at(-1)!;
+
+function testBundle(): SvcBuild | null {
+  const main = Deno.env.get("SVC_TEST_BUNDLE");
+  if (!main) return null;
+  return {
+    name: "bundle",
+    command: Deno.execPath(),
+    prefix: ["run", ...SVC_PERMISSIONS, "--quiet", main],
+    folder: main.slice(0, main.lastIndexOf("/") + 1),
+  };
+}
 
 /** The caller's Deno cache, so an install under a temp HOME downloads only what it lacks. */
 export const CALLER_DENO_DIR = Deno.env.get("DENO_DIR") ??

@@ -3,7 +3,7 @@
  * svc's entry points (never `-A`), so every end-to-end test also proves that set sufficient
  * (builds.ts runs the installed build the same way).
  */
-import { type CliResult, runBuild, SOURCE_BUILD, spawnBuild } from "./builds.ts";
+import { type CliResult, runBuild, spawnBuild, TEST_BUILD } from "./builds.ts";
 import { networkEnv } from "../../src/tool/network_env.ts";
 
 export type { CliResult };
@@ -38,15 +38,15 @@ export async function sandbox(
   };
 }
 
-/** Runs svc from the source tree to completion. */
+/** Runs svc (the test bundle, else the source tree: `TEST_BUILD`) to completion. */
 export function svc(
   args: string[],
   options: { cwd: string; env: Record<string, string>; stdin?: string },
 ): Promise<CliResult> {
-  return runBuild(SOURCE_BUILD, args, options);
+  return runBuild(TEST_BUILD, args, options);
 }
 
-/** Spawns svc from the source tree and returns the live process (for signals). */
+/** Spawns svc (`TEST_BUILD`) and returns the live process (for signals). */
 export function spawnSvc(args: string[], options: { cwd: string; env: Record<string, string> }) {
-  return spawnBuild(SOURCE_BUILD, args, options);
+  return spawnBuild(TEST_BUILD, args, options);
 }

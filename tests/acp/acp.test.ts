@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
 import { sandbox } from "../_support/cli.ts";
-import { SOURCE_BUILD } from "../_support/builds.ts";
+import { TEST_BUILD } from "../_support/builds.ts";
 import { type Reply, startFakeProvider } from "../_support/fake_provider.ts";
 import { seedSession } from "../_support/sessions.ts";
 import { acpApp } from "../../src/acp/mod.ts";
@@ -37,8 +37,8 @@ async function withAgent<T>(
   },
   op: (ctx: acp.ClientContext, editor: Editor) => Promise<T>,
 ): Promise<{ value: T; stderr: string; code: number }> {
-  const child = new Deno.Command(SOURCE_BUILD.command, {
-    args: [...SOURCE_BUILD.prefix, "acp", "--base-url", options.url, "--model", "m"],
+  const child = new Deno.Command(TEST_BUILD.command, {
+    args: [...TEST_BUILD.prefix, "acp", "--base-url", options.url, "--model", "m"],
     cwd: box.worktree,
     env: box.env,
     stdin: "piped",

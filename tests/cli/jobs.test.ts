@@ -5,10 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { sandbox, spawnSvc, svc } from "../_support/cli.ts";
+import { TEST_BUILD } from "../_support/builds.ts";
 import { type FakeProvider, startFakeProvider } from "../_support/fake_provider.ts";
 import { SVC_PERMISSIONS, SVC_V8_FLAGS } from "../../src/launch/svc_command.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 type Body = { stream?: boolean; messages: Array<{ role: string; content: string }> };
 type Box = Awaited<ReturnType<typeof sandbox>>;
@@ -214,8 +213,10 @@ Deno.test("svc jobs: edit without an editor, unknown job, --print-unit, stop and
   ]);
   const unit = await jobs(box, ["daemon", "--print-unit", "--tick", "30"]);
   assert.equal(unit.code, 0);
-  // This svc runs the daemon: here the Deno binary running main.ts (never the deno on PATH).
-  const self = [Deno.execPath(), "run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", MAIN];
+  // This svc runs the daemon: here the Deno binary running the main module the test spawned
+  // (main.ts, or the test bundle's main.js), never the deno on PATH.
+  const main = TEST_BUILD.prefix.at(-1)!;
+  const self = [Deno.execPath(), "run", ...SVC_PERMISSIONS, ...SVC_V8_FLAGS, "--quiet", main];
   assert.ok(
     unit.stdout.includes(
       `\nExecStart=${self.join(" ")} jobs --path ${box.worktree} daemon --tick 30\n`,

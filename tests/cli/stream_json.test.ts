@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { sandbox, svc } from "../_support/cli.ts";
-import { SOURCE_BUILD } from "../_support/builds.ts";
+import { TEST_BUILD } from "../_support/builds.ts";
 import { startFakeProvider } from "../_support/fake_provider.ts";
 
 const SCHEMA = JSON.parse(
@@ -105,7 +105,7 @@ Deno.test(
   async () => {
     await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
     const fake = await startFakeProvider(TOOL_TURN);
-    const svcWords = [SOURCE_BUILD.command, ...SOURCE_BUILD.prefix, ...runArgs(fake.url)];
+    const svcWords = [TEST_BUILD.command, ...TEST_BUILD.prefix, ...runArgs(fake.url)];
     const pipeline = `${svcWords.map(quote).join(" ")} -p 'Read notes.txt' | jq -c .type`;
     const out = await new Deno.Command("/bin/sh", {
       args: ["-c", pipeline],

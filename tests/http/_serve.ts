@@ -1,7 +1,7 @@
 /** Spawns `svc serve --port 0` as a user would and finds the bound address on stderr. */
 import { spawnSvc } from "../_support/cli.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { TEST_MAIN as MAIN } from "../_support/builds.ts";
 
 export interface Served {
   url: string;

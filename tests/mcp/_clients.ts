@@ -5,7 +5,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { TEST_MAIN as MAIN } from "../_support/builds.ts";
 
 /** The reserved `_meta` envelope of a modern (2026-07-28) request. */
 export const ENVELOPE = {

@@ -1,5 +1,5 @@
 /** Drives `svc mcp` with raw newline-delimited JSON-RPC on its stdin and stdout. */
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { TEST_MAIN as MAIN } from "../_support/builds.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Message = Record<string, any>;

@@ -5,7 +5,7 @@
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 import { Emulator } from "./_xterm.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { TEST_MAIN as MAIN } from "../_support/builds.ts";
 
 export class PtyRepl {
   readonly term: Emulator;

@@ -1,5 +1,6 @@
 /** MCP servers the client tests connect to: real ones from npm, svc's own, and hostile fixtures. */
 import { join } from "node:path";
+import { TEST_MAIN } from "../../../tests/_support/builds.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 const imports: Record<string, string> =
@@ -48,7 +49,7 @@ export function svcMcp(name: string, home: string, extra = {}) {
   return {
     name,
     command: Deno.execPath(),
-    args: ["run", "-A", "--quiet", join(ROOT, "main.ts"), "mcp"],
+    args: ["run", "-A", "--quiet", TEST_MAIN, "mcp"],
     env: { DENO_DIR, HOME: home, NO_COLOR: "1" },
     ...extra,
   };
