@@ -1,10 +1,10 @@
 /**
  * A tool's argument schema, built on first use. A tool may give its zod schema as a function of
- * zod (`zodApi`: zod's schema constructors) instead of a built object: loading zod and building svc's schemas cost an
- * installed `svc run` about a fifth of its start (docs/performance.md), and a turn whose tools
- * advertise remembered JSON schemas (start_memo.ts) and are never called needs neither. Whoever
- * validates arguments awaits `loadZod()` first (the invocation path does); `argSchema` then
- * builds each schema once.
+ * zod (`zodApi`: zod's schema constructors) instead of a built object: loading zod and building
+ * svc's schemas cost an installed `svc run` about a fifth of its start (docs/performance.md), and a
+ * turn whose tools advertise remembered JSON schemas (start_memo.ts) and are never called needs
+ * neither. Whoever validates arguments awaits `loadZod()` first (the invocation path does);
+ * `argSchema` then builds each schema once.
  */
 import type * as Z from "zod";
 import type { Tool } from "./types.ts";

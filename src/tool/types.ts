@@ -188,7 +188,7 @@ export interface Tool {
   description: string;
   /**
    * zod object schema of the arguments; undeclared arguments are dropped before `run`. A function
-   * of the zod namespace builds it on first use instead (arg_schema.ts), which keeps zod off the
+   * of zod (`zodApi`) builds it on first use instead (arg_schema.ts), which keeps zod off the
    * start of a turn that does not call the tool.
    */
   schema: z.ZodObject | ((zod: Zod) => z.ZodObject);

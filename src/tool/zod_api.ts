@@ -8,6 +8,7 @@
  */
 import * as z from "zod";
 
+/** zod's schema constructors, by their zod names. */
 export const zodApi = {
   object: z.object,
   strictObject: z.strictObject,
