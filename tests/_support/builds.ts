@@ -37,8 +37,8 @@ export const SOURCE_BUILD: SvcBuild = {
  * which `deno task test` builds once from this checkout and names in SVC_TEST_BUNDLE (its
  * `main.js`), run with svc's permissions as `deno task bundle` documents; without that variable
  * (a test file run alone with `deno test`), the source tree. From the bundle a spawned svc costs
- * about half the CPU of the source tree's (commander's Node imports and zod's locales stay
- * unloaded), and the tests prove what users run.
+ * about half the CPU of the source tree's (a few chunks instead of hundreds of modules, and
+ * commander's Node modules stay unloaded), and the tests prove what users run.
  */
 export const TEST_BUILD: SvcBuild = testBundle() ?? SOURCE_BUILD;
 
