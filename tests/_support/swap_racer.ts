@@ -1,4 +1,5 @@
 /** Test support: a real child process that keeps exchanging two paths (a folder and a link). */
+import { readThroughFirstLine } from "./read_line.ts";
 
 /** A running racer; `stop` ends it and resolves the number of exchanges it made. */
 export interface SwapRacer {
@@ -31,12 +32,7 @@ export async function startSwapRacer(
     stderr: "inherit",
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    text += value;
-  }
+  let text = await readThroughFirstLine(lines);
   if (!text.startsWith("ready\n")) {
     await child.status;
     throw new Error(`the swap racer did not start: ${text}`);

@@ -4,6 +4,7 @@ import { startFakeProvider } from "../_support/fake_provider.ts";
 import { BUNDLED_PLUGINS } from "../../src/config/schema.ts";
 import { SVC_PERMISSIONS } from "../../scripts/permissions.ts";
 import { LAZY_BUILTIN_HELPER } from "../../scripts/bundle_commander.ts";
+import { readThroughFirstLine } from "../_support/read_line.ts";
 
 Deno.test("deno task bundle output runs from another folder with every bundled plugin, loading Node modules only on use", async () => {
   await using box = await sandbox({ "notes.txt": "The secret word is PAPAYA.\n" });
@@ -161,12 +162,7 @@ async function answersAcpInitialize(
   await writer.write(new TextEncoder().encode(`${JSON.stringify(request)}\n`));
   // The answer is read before stdin closes: the agent stops at the end of its input.
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await readThroughFirstLine(lines);
   await writer.close();
   await lines.cancel();
   assert.equal((await child.status).code, 0);
